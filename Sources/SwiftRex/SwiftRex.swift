@@ -1,0 +1,1 @@
+// SwiftRex: Store, Behavior, Effect and state-driven Channels reconciled by an engine.

@@ -1,0 +1,2 @@
+// SwiftRexTesting: TestClock, ImmediateClock and TestStore.
+@_exported import SwiftRex

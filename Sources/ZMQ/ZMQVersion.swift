@@ -1,0 +1,19 @@
+import CZMQ
+
+/// The version of the libzmq library this process is linked against.
+public struct ZMQVersion: Sendable, Equatable, CustomStringConvertible {
+    public let major: Int
+    public let minor: Int
+    public let patch: Int
+
+    /// Reads the version from the loaded libzmq.
+    public static var current: ZMQVersion {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        zmq_version(&major, &minor, &patch)
+        return ZMQVersion(major: Int(major), minor: Int(minor), patch: Int(patch))
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+}

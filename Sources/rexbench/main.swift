@@ -1,0 +1,2 @@
+import SwiftRex
+print("rexbench")

@@ -1,0 +1,3 @@
+import ZMQ
+
+print("zmqbench: libzmq \(ZMQVersion.current)")

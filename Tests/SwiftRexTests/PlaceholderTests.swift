@@ -1,0 +1,3 @@
+import Testing
+import SwiftRex
+@Test func builds() { #expect(Bool(true)) }

@@ -1,0 +1,6 @@
+import Testing
+import ZMQ
+
+@Test func linksAgainstLibzmq4() {
+    #expect(ZMQVersion.current.major == 4)
+}
