@@ -1,0 +1,44 @@
+/// What a channel body returns: how to feed a value into the live resource, and how to tear it down.
+///
+/// The engine calls `receive` for every value piped into the channel (from
+/// `Broadcasting.onChange(_:)` or `Effect.broadcast(_:channel:)`), and `cancel` exactly once when
+/// the channel leaves the desired set, is recreated, is cancelled by id, or the store is released.
+/// Both run on the store's executor, so they may touch resources that are not thread-safe (a
+/// socket owned by that executor), which is why a handler is not `Sendable`.
+public struct ChannelHandler<Value> {
+    let receive: (Value) -> Void
+    let cancel: () -> Void
+
+    /// A handler that accepts values with `receive` and tears down with `cancel`.
+    public init(receive: @escaping (Value) -> Void, cancel: @escaping () -> Void) {
+        self.receive = receive
+        self.cancel = cancel
+    }
+}
+
+@available(*, unavailable)
+extension ChannelHandler: Sendable {}
+
+extension ChannelHandler where Value == Never {
+    /// A pure receiver: nothing is ever piped in; `cancel` tears it down.
+    public static func cancelOnly(_ cancel: @escaping () -> Void) -> ChannelHandler<Never> {
+        ChannelHandler(receive: { _ in }, cancel: cancel)
+    }
+}
+
+/// A handler with its value type erased, as the engine stores it.
+final class ErasedChannelHandler {
+    /// Delivers a value; returns false when the value's type does not match the channel's.
+    let receive: (any Sendable) -> Bool
+    let cancel: () -> Void
+
+    init<Value>(_ handler: ChannelHandler<Value>) {
+        let receive = handler.receive
+        self.receive = { value in
+            guard let typed = value as? Value else { return false }
+            receive(typed)
+            return true
+        }
+        self.cancel = handler.cancel
+    }
+}

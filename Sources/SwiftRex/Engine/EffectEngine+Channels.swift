@@ -1,0 +1,141 @@
+extension EffectEngine {
+    /// `Effect.open` / `Effect.channel`: open under `key`, or deliver into the live instance.
+    func scheduleOpen(_ channel: Channel<Action>, key: AnyHashableSendable) {
+        switch registry[key] {
+        case .channel(let live):
+            if let value = channel.payload.deliverable { deliver(value, into: live, key: key) }
+        case .settling(let settling):
+            settling.channel = channel
+        case .effect, .pending:
+            report(StoreDiagnostic(
+                kind: .idCollision,
+                message: "a channel was opened under id \(key), where a one-shot effect runs; the open was dropped"
+            ))
+        case nil:
+            openOrSettle(channel, key: key, supervised: false, stats: ChannelStats())
+        }
+    }
+
+    /// `Effect.broadcast`: deliver into the live channel under `key`; dropped if none is live.
+    func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
+        if case .channel(let live) = registry[key] {
+            deliver(value, into: live, key: key)
+        } else {
+            counters.drops += 1
+            if case .settling(let settling) = registry[key] {
+                settling.stats.drops += 1
+                settling.stats.record(.dropped(reason: "broadcast while settling"), at: clock.now())
+            }
+        }
+    }
+
+    /// Opens now, or starts the settle window when the lifetime asks for one.
+    func openOrSettle(_ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats) {
+        cycleChanged = true
+        if let settle = channel.lifetime.settle, settle > .zero {
+            let generation = nextGeneration()
+            let now = clock.now()
+            registry[key] = .settling(SettlingChannel(
+                generation: generation, channel: channel, stats: stats, order: nextOrder(), since: now, supervised: supervised
+            ))
+            stats.record(.settling, at: now)
+            timers.schedule(at: now + settle, .openSettled(key: key, generation: generation))
+            armDriver()
+        } else {
+            openNow(channel, key: key, supervised: supervised, stats: stats)
+        }
+    }
+
+    /// Runs the channel's body and registers the instance; delivers its value on open.
+    func openNow(_ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats) {
+        let live = openInstance(channel, key: key, supervised: supervised, stats: stats)
+        if strictChannels {
+            // Strict mode: every new instance is torn down and opened again at once, which flushes
+            // out bodies whose cancel does not undo what they opened.
+            cancel(key, reason: "strict mode")
+            _ = openInstance(channel, key: key, supervised: supervised, stats: stats, order: live.order)
+        }
+    }
+
+    @discardableResult
+    private func openInstance(
+        _ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats, order: UInt64? = nil
+    ) -> LiveChannel {
+        let now = clock.now()
+        let live = LiveChannel(
+            generation: nextGeneration(), lifetime: channel.lifetime, delivery: channel.delivery,
+            broadcasting: channel.payload.name, stats: stats, order: order ?? nextOrder(), since: now, supervised: supervised
+        )
+        registry[key] = .channel(live)
+        let mailbox = self.mailbox
+        let liveness = live.liveness
+        let generation = live.generation
+        live.handler = channel.opener.open(
+            { action in mailbox.enqueueAction(action, liveness: liveness) },
+            { mailbox.enqueue(.completed(key: key, generation: generation)) }
+        )
+        counters.opens += 1
+        stats.opens += 1
+        stats.record(.opened, at: now)
+        cycleChanged = true
+        if let value = channel.payload.deliverable {
+            // The value on open is not paced, but it starts a throttle window.
+            if case .throttle = live.delivery { live.throttleStamp = now }
+            receive(value, into: live)
+        }
+        return live
+    }
+
+    /// Delivers a value into a live instance, paced by the instance's delivery policy.
+    func deliver(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
+        cycleChanged = true
+        switch live.delivery {
+        case .immediate:
+            receive(value, into: live)
+        case .throttle(let interval, let latest):
+            let now = clock.now()
+            if let stamp = live.throttleStamp, now - stamp < interval {
+                if latest {
+                    if live.trailing != nil { drop(live, reason: "superseded in throttle window") }
+                    live.trailing = value
+                    if !live.trailingArmed {
+                        live.trailingArmed = true
+                        timers.schedule(at: stamp + interval, .deliverThrottleTrailing(key: key, generation: live.generation))
+                        armDriver()
+                    }
+                } else {
+                    drop(live, reason: "throttled")
+                }
+                return
+            }
+            live.throttleStamp = now
+            receive(value, into: live)
+        case .debounce(let quiet):
+            if live.debounced != nil { drop(live, reason: "superseded in debounce window") }
+            live.debounced = value
+            live.debounceSequence &+= 1
+            timers.schedule(
+                at: clock.now() + quiet,
+                .deliverDebounced(key: key, generation: live.generation, sequence: live.debounceSequence)
+            )
+            armDriver()
+        }
+    }
+
+    func receive(_ value: any Sendable, into live: LiveChannel) {
+        guard let handler = live.handler else { return }
+        if handler.receive(value) {
+            counters.deliveries += 1
+            live.stats.deliveries += 1
+            live.stats.record(.delivered, at: clock.now())
+        } else {
+            drop(live, reason: "value type does not match the channel")
+        }
+    }
+
+    private func drop(_ live: LiveChannel, reason: String) {
+        counters.drops += 1
+        live.stats.drops += 1
+        live.stats.record(.dropped(reason: reason), at: clock.now())
+    }
+}

@@ -1,0 +1,270 @@
+/// Runs effects and channels for one store: the registry keyed by id, timers, and reconcile.
+///
+/// Lives on the store's executor: every method is called from there, so nothing here locks.
+/// Runs carry generations; a late completion, timer or send of an old run never touches a newer
+/// run registered under the same id.
+final class EffectEngine<Action: Sendable> {
+    let clock: EngineClock
+    let mailbox: Mailbox<Action>
+    let report: @Sendable (StoreDiagnostic) -> Void
+    /// Open, cancel and reopen every new channel instance (checks that bodies tear down cleanly).
+    let strictChannels: Bool
+
+    var registry: [AnyHashableSendable: EngineSlot<Action>] = [:]
+    var throttleStamps: [AnyHashableSendable: Duration] = [:]
+    var timers = TimerQueue()
+    var driver: (deadline: Duration, task: Task<Void, Never>)?
+    var counters = ReconcileCounters()
+    var memory = ReconcileMemory()
+    private var lastGeneration: UInt64 = 0
+    private var lastOrder: UInt64 = 0
+    /// Whether the current reconcile cycle changed anything.
+    var cycleChanged = false
+
+    init(clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, report: @escaping @Sendable (StoreDiagnostic) -> Void) {
+        self.clock = clock
+        self.mailbox = mailbox
+        self.strictChannels = strictChannels
+        self.report = report
+    }
+
+    func nextGeneration() -> UInt64 {
+        lastGeneration &+= 1
+        return lastGeneration
+    }
+
+    func nextOrder() -> UInt64 {
+        lastOrder &+= 1
+        return lastOrder
+    }
+
+    // MARK: - Action-driven effects
+
+    /// Schedules every component of an effect produced for an action.
+    func schedule(_ effect: Effect<Action>) {
+        for component in effect.components { schedule(component) }
+    }
+
+    func schedule(_ component: EffectComponent<Action>) {
+        let scheduling = component.scheduling
+        if scheduling.cancelsOnly {
+            if let id = scheduling.id { cancel(id, reason: "cancel(id:)") }
+            return
+        }
+        switch component.kind {
+        case .run(let subscribe):
+            scheduleRun(subscribe, scheduling)
+        case .open(let channel):
+            scheduleOpen(channel, key: scheduling.id ?? channel.id)
+        case .broadcast(let value):
+            guard let key = scheduling.id else { return }
+            broadcast(value, into: key)
+        }
+    }
+
+    private func scheduleRun(
+        _ subscribe: @escaping @Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken,
+        _ scheduling: EffectScheduling
+    ) {
+        let key = scheduling.id ?? AnyHashableSendable(AnonymousChannelID())
+        if scheduling.id != nil {
+            switch registry[key] {
+            case .channel, .settling:
+                report(StoreDiagnostic(
+                    kind: .idCollision,
+                    message: "a one-shot effect was scheduled under id \(key), where a channel is live; the effect was dropped and the channel kept"
+                ))
+                return
+            case .effect, .pending, nil:
+                break
+            }
+            if case .throttle(let interval) = scheduling.coalesce {
+                let now = clock.now()
+                if let stamp = throttleStamps[key], now - stamp < interval.clampedToZero { return }
+                throttleStamps[key] = now
+            }
+            // One run per id: a new keyed run replaces whatever ran or waited under it.
+            cancel(key, reason: "replaced", keepingThrottleStamp: true)
+        }
+        var wait = Duration.zero
+        if case .debounce(let quiet) = scheduling.coalesce { wait += quiet.clampedToZero }
+        if let delay = scheduling.delay { wait += delay.clampedToZero }
+        if wait == .zero {
+            startRun(subscribe, key: key)
+        } else {
+            let generation = nextGeneration()
+            registry[key] = .pending(PendingEffect(generation: generation, subscribe: subscribe))
+            timers.schedule(at: clock.now() + wait, .startPending(key: key, generation: generation))
+            armDriver()
+        }
+    }
+
+    func startRun(
+        _ subscribe: @Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken,
+        key: AnyHashableSendable
+    ) {
+        let run = RunningEffect(generation: nextGeneration())
+        registry[key] = .effect(run)
+        let mailbox = self.mailbox
+        let liveness = run.liveness
+        let generation = run.generation
+        let token = subscribe(
+            { action in mailbox.enqueueAction(action, liveness: liveness) },
+            { mailbox.enqueue(.completed(key: key, generation: generation)) }
+        )
+        if case .effect(let current) = registry[key], current === run {
+            run.token = token
+        } else {
+            token.cancel()
+        }
+    }
+
+    /// A run or pipeable channel called `complete`.
+    func completed(key: AnyHashableSendable, generation: UInt64) {
+        switch registry[key] {
+        case .effect(let run) where run.generation == generation:
+            registry.removeValue(forKey: key)
+            run.liveness.end()
+        case .channel(let live) where live.generation == generation:
+            cancel(key, reason: "completed")
+        default:
+            break
+        }
+    }
+
+    // MARK: - Cancellation
+
+    /// Cancels whatever runs or waits under `key`. A channel's cancel runs exactly once, after it
+    /// left the registry, so nothing it triggers can reach it again.
+    @discardableResult
+    func cancel(_ key: AnyHashableSendable, reason: String, keepingThrottleStamp: Bool = false) -> Bool {
+        if !keepingThrottleStamp { throttleStamps.removeValue(forKey: key) }
+        guard let slot = registry.removeValue(forKey: key) else { return false }
+        switch slot {
+        case .effect(let run):
+            run.liveness.end()
+            run.token?.cancel()
+        case .pending:
+            break
+        case .channel(let live):
+            live.liveness.end()
+            counters.cancels += 1
+            cycleChanged = true
+            live.stats.record(.cancelled(reason: reason), at: clock.now())
+            live.handler?.cancel()
+        case .settling(let settling):
+            cycleChanged = true
+            settling.stats.record(.cancelled(reason: reason), at: clock.now())
+        }
+        return true
+    }
+
+    /// Tears everything down: every run cancelled, every channel's cancel run once.
+    func cancelAll(reason: String) {
+        driver?.task.cancel()
+        driver = nil
+        timers.removeAll()
+        while let key = registry.keys.first {
+            cancel(key, reason: reason)
+        }
+        throttleStamps.removeAll()
+    }
+
+    // MARK: - Timers
+
+    /// Makes sure one driver task sleeps until the earliest timer.
+    func armDriver() {
+        guard let earliest = timers.earliest else { return }
+        if let driver, driver.deadline <= earliest { return }
+        driver?.task.cancel()
+        let sleepUntil = clock.sleepUntil
+        let mailbox = self.mailbox
+        driver = (earliest, Task {
+            do { try await sleepUntil(earliest) } catch { return }
+            mailbox.enqueue(.timersDue)
+        })
+    }
+
+    /// Fires every timer that is due, in deadline order.
+    func fireDueTimers() {
+        let now = clock.now()
+        if let driver, driver.deadline <= now { self.driver = nil }
+        while let entry = timers.popDue(now: now) {
+            fire(entry.event)
+        }
+        armDriver()
+    }
+
+    /// Whether a timer is due but has not fired yet.
+    var hasDueTimers: Bool {
+        guard let earliest = timers.earliest else { return false }
+        return earliest <= clock.now()
+    }
+
+    private func fire(_ event: TimerEvent) {
+        switch event {
+        case .startPending(let key, let generation):
+            guard case .pending(let pending) = registry[key], pending.generation == generation else { return }
+            registry.removeValue(forKey: key)
+            startRun(pending.subscribe, key: key)
+        case .openSettled(let key, let generation):
+            guard case .settling(let settling) = registry[key], settling.generation == generation else { return }
+            registry.removeValue(forKey: key)
+            openNow(settling.channel, key: key, supervised: settling.supervised, stats: settling.stats)
+        case .deliverDebounced(let key, let generation, let sequence):
+            guard case .channel(let live) = registry[key], live.generation == generation,
+                  live.debounceSequence == sequence, let value = live.debounced else { return }
+            live.debounced = nil
+            receive(value, into: live)
+        case .deliverThrottleTrailing(let key, let generation):
+            guard case .channel(let live) = registry[key], live.generation == generation else { return }
+            live.trailingArmed = false
+            guard let value = live.trailing else { return }
+            live.trailing = nil
+            live.throttleStamp = clock.now()
+            receive(value, into: live)
+        }
+    }
+
+    // MARK: - Introspection
+
+    func snapshot() -> KeepSnapshot {
+        var entries: [(UInt64, KeepEntry)] = []
+        var inFlight = 0
+        for (key, slot) in registry {
+            switch slot {
+            case .effect, .pending:
+                inFlight += 1
+            case .channel(let live):
+                entries.append((live.order, KeepEntry(
+                    id: key, lifetime: live.lifetime, broadcasting: live.broadcasting, delivery: live.delivery,
+                    status: .live, supervised: live.supervised, since: live.since,
+                    opens: live.stats.opens, recreates: live.stats.recreates, deliveries: live.stats.deliveries,
+                    drops: live.stats.drops, history: live.stats.history
+                )))
+            case .settling(let settling):
+                let channel = settling.channel
+                entries.append((settling.order, KeepEntry(
+                    id: key, lifetime: channel.lifetime, broadcasting: channel.payload.name, delivery: channel.delivery,
+                    status: .settling, supervised: settling.supervised, since: settling.since,
+                    opens: settling.stats.opens, recreates: settling.stats.recreates,
+                    deliveries: settling.stats.deliveries, drops: settling.stats.drops, history: settling.stats.history
+                )))
+            }
+        }
+        entries.sort { $0.0 < $1.0 }
+        return KeepSnapshot(
+            channels: entries.map(\.1), counters: counters, inFlightEffects: inFlight, pendingTimers: timers.count
+        )
+    }
+
+    /// One-shot runs and pending runs (not channels).
+    var inFlightEffectCount: Int {
+        registry.values.reduce(0) { count, slot in
+            switch slot {
+            case .effect, .pending: count + 1
+            case .channel, .settling: count
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// A point-in-time view of the engine: every live or settling channel, and reconcile counters.
+public struct KeepSnapshot: Sendable {
+    /// Channels, in the order they were first opened (oldest first).
+    public let channels: [KeepEntry]
+    public let counters: ReconcileCounters
+    /// One-shot effects currently running or waiting (delayed/debounced).
+    public let inFlightEffects: Int
+    /// Engine timers waiting to fire.
+    public let pendingTimers: Int
+
+    /// The entry for `id`, if live or settling.
+    public func entry(for id: some Hashable & Sendable) -> KeepEntry? {
+        let key = AnyHashableSendable(id)
+        return channels.first { $0.id == key }
+    }
+
+    /// Ids of channels that are live (not settling).
+    public var liveIDs: [AnyHashableSendable] { channels.filter { $0.status == .live }.map(\.id) }
+}
+
+/// One channel as the engine sees it.
+public struct KeepEntry: Sendable {
+    public enum Status: String, Sendable, Codable {
+        /// Open: its body ran and its handler receives values.
+        case live
+        /// Waiting for its settle window before opening; nothing is live.
+        case settling
+    }
+
+    public let id: AnyHashableSendable
+    public let lifetime: ChannelLifetime
+    /// `nothing`, `onChange` or `value` (a pipeable effect).
+    public let broadcasting: String
+    public let delivery: ChannelDelivery
+    public let status: Status
+    /// Whether a supervise owns it (false: opened imperatively with `Effect.open`/`Effect.channel`).
+    public let supervised: Bool
+    /// When the current instance opened (or began settling), on the store's clock, from its start.
+    public let since: Duration
+    public let opens: Int
+    public let recreates: Int
+    public let deliveries: Int
+    public let drops: Int
+    /// Recent lifecycle and delivery events, oldest first.
+    public let history: [ChannelEvent]
+}
+
+/// Something that happened to a channel id.
+public struct ChannelEvent: Sendable {
+    public enum Kind: Sendable {
+        case opened
+        case settling
+        case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
+        case delivered
+        case dropped(reason: String)
+        case cancelled(reason: String)
+    }
+
+    /// On the store's clock, from its start.
+    public let at: Duration
+    public let kind: Kind
+}
+
+/// Counters of the reconcile engine.
+public struct ReconcileCounters: Sendable, Equatable {
+    /// Reconcile cycles run.
+    public var cycles: Int = 0
+    /// Cycles that opened, recreated, piped into or cancelled anything.
+    public var changedCycles: Int = 0
+    /// Channel instances opened (including recreations).
+    public var opens: Int = 0
+    /// Channel instances cancelled (including recreations).
+    public var cancels: Int = 0
+    /// Recreations caused by a reset-key change.
+    public var recreates: Int = 0
+    /// Values delivered into channels.
+    public var deliveries: Int = 0
+    /// Values dropped (throttled, nothing live, type mismatch).
+    public var drops: Int = 0
+    /// Wall time of the last cycle: evaluating supervise plus diffing.
+    public var lastDuration: Duration = .zero
+    /// Longest cycle so far.
+    public var maxDuration: Duration = .zero
+    /// Wall time spent evaluating supervise (building the desired set), in total.
+    public var totalBuildDuration: Duration = .zero
+    /// Wall time spent diffing and applying, in total.
+    public var totalDiffDuration: Duration = .zero
+    /// Live channel instances now (opens − cancels).
+    public var liveChannels: Int { opens - cancels }
+
+    public init() {}
+}

@@ -1,0 +1,54 @@
+extension Behavior {
+    /// Lifts an element behavior to a collection of `Identifiable` elements, routing each action
+    /// to ONE element.
+    ///
+    /// `action` picks the element id and local action out of a global action (nil: ignored);
+    /// `embed` builds the global action for an element's effects and channels. Every element
+    /// keeps its own channels: their ids (and the ids of its keyed effects, broadcasts and
+    /// cancels) are scoped to the element, so element A's `"socket"` never meets element B's.
+    /// An action for an absent id mutates nothing and produces nothing.
+    public func liftCollection<GlobalAction: Sendable, GlobalState, Elements: MutableCollection>(
+        action: @escaping @Sendable (GlobalAction) -> (id: State.ID, action: Action)?,
+        embed: @escaping @Sendable (State.ID, Action) -> GlobalAction,
+        stateCollection: any WritableKeyPath<GlobalState, Elements> & Sendable
+    ) -> Behavior<GlobalAction, GlobalState, Environment>
+    where State: Identifiable, State.ID: Sendable, Elements.Element == State,
+          Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype {
+        liftCollection(action: action, embed: embed, access: .collection(stateCollection))
+    }
+
+    /// Lifts an element behavior to the values of a dictionary, routing each action to ONE value.
+    public func liftCollection<GlobalAction: Sendable, GlobalState, Key: Hashable & Sendable>(
+        action: @escaping @Sendable (GlobalAction) -> (id: Key, action: Action)?,
+        embed: @escaping @Sendable (Key, Action) -> GlobalAction,
+        stateDictionary: any WritableKeyPath<GlobalState, [Key: State]> & Sendable
+    ) -> Behavior<GlobalAction, GlobalState, Environment> {
+        liftCollection(action: action, embed: embed, access: .dictionary(stateDictionary))
+    }
+
+    func liftCollection<GlobalAction: Sendable, GlobalState, ID>(
+        action extract: @escaping @Sendable (GlobalAction) -> (id: ID, action: Action)?,
+        embed: @escaping @Sendable (ID, Action) -> GlobalAction,
+        access: ElementAccess<GlobalState, ID, State>
+    ) -> Behavior<GlobalAction, GlobalState, Environment> {
+        typealias Lifted = Behavior<GlobalAction, GlobalState, Environment>
+        var liftedReducer: Lifted.Reduce?
+        if let reduce = reducer {
+            liftedReducer = { global, state in
+                guard let (id, action) = extract(global) else { return }
+                access.modify(&state, id) { reduce(action, &$0) }
+            }
+        }
+        var liftedProducer: Lifted.Produce?
+        if let produce = producer {
+            liftedProducer = { global, context in
+                guard let (id, action) = extract(global), let element = access.get(context.state, id) else { return .empty }
+                return produce(action, ProduceContext(state: element, environment: context.environment))
+                    .map { embed(id, $0) }
+                    .scoped(toElement: AnyHashableSendable(id))
+            }
+        }
+        let liftedSupervisor = supervisor.map { Self.elementSupervisor($0, embed: embed, access: access) }
+        return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
+    }
+}

@@ -1,0 +1,68 @@
+/// How the collection lifts reach the elements of a container inside the global state.
+struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
+    /// Mutates the element with `id` in place; does nothing if it is absent.
+    let modify: @Sendable (inout GlobalState, ID, (inout Element) -> Void) -> Void
+    let get: @Sendable (GlobalState, ID) -> Element?
+    /// Every element with its id, in the container's order.
+    let all: @Sendable (GlobalState) -> [(ID, Element)]
+    let modifyAll: @Sendable (inout GlobalState, (inout Element) -> Void) -> Void
+
+    /// Elements of a mutable collection of `Identifiable` values.
+    static func collection<C: MutableCollection>(
+        _ keyPath: any WritableKeyPath<GlobalState, C> & Sendable
+    ) -> ElementAccess
+    where C.Element == Element, Element: Identifiable, Element.ID == ID,
+          C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype {
+        ElementAccess(
+            modify: { global, id, body in
+                guard let index = global[keyPath: keyPath].firstIndex(where: { $0.id == id }) else { return }
+                body(&global[keyPath: keyPath][index])
+            },
+            get: { global, id in global[keyPath: keyPath].first { $0.id == id } },
+            all: { global in global[keyPath: keyPath].map { ($0.id, $0) } },
+            modifyAll: { global, body in
+                var index = global[keyPath: keyPath].startIndex
+                while index != global[keyPath: keyPath].endIndex {
+                    body(&global[keyPath: keyPath][index])
+                    global[keyPath: keyPath].formIndex(after: &index)
+                }
+            }
+        )
+    }
+
+    /// Values of a dictionary, keyed by its keys (in the dictionary's order).
+    static func dictionary(_ keyPath: any WritableKeyPath<GlobalState, [ID: Element]> & Sendable) -> ElementAccess {
+        ElementAccess(
+            modify: { global, id, body in
+                guard global[keyPath: keyPath][id] != nil else { return }
+                body(&global[keyPath: keyPath][id]!)
+            },
+            get: { global, id in global[keyPath: keyPath][id] },
+            all: { global in global[keyPath: keyPath].map { ($0.key, $0.value) } },
+            modifyAll: { global, body in
+                for key in global[keyPath: keyPath].keys { body(&global[keyPath: keyPath][key]!) }
+            }
+        )
+    }
+}
+
+extension Behavior {
+    /// The element-scoped supervision shared by both collection lifts: each element's channels,
+    /// re-typed with `embed` and with ids scoped to the element's id.
+    static func elementSupervisor<GlobalAction: Sendable, GlobalState, ID>(
+        _ supervise: @escaping Supervise,
+        embed: @escaping @Sendable (ID, Action) -> GlobalAction,
+        access: ElementAccess<GlobalState, ID, State>
+    ) -> Behavior<GlobalAction, GlobalState, Environment>.Supervise {
+        { global, env in
+            var keep: Keep<GlobalAction> = []
+            for (id, element) in access.all(global) {
+                let scope = AnyHashableSendable(id)
+                for channel in supervise(element, env) {
+                    keep.append(channel.map { embed(id, $0) }.scoped(toElement: scope))
+                }
+            }
+            return keep
+        }
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// One input to the store's executor.
+enum MailboxItem<Action: Sendable> {
+    /// An action to process. `liveness` is set when a run (effect or channel) sent it; `depth`
+    /// counts how many synchronous feedback hops led to it (for runaway detection).
+    case action(DispatchedAction<Action>, liveness: Liveness?, depth: Int)
+    /// A one-shot run or a pipeable channel called `complete`.
+    case completed(key: AnyHashableSendable, generation: UInt64)
+    /// The engine's timer driver woke: fire due timers.
+    case timersDue
+    /// Evaluate supervise and reconcile even if no action mutated state (at store init).
+    case reconcile
+}
+
+/// The thread-safe queue between `dispatch` (any thread) and the store's executor.
+///
+/// Appending takes one short lock; the first append after the executor went idle also schedules a
+/// drain (exactly one drain is scheduled at a time). The executor takes the whole queue at once,
+/// so a burst of dispatches costs one wake-up.
+final class Mailbox<Action: Sendable>: Sendable {
+    private struct Queue {
+        var items: [MailboxItem<Action>] = []
+        var drainScheduled = false
+        var closed = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let scheduleDrain: @Sendable () -> Void
+    /// The thread currently draining (0 when none) and the depth of the action it processes.
+    private let drainingThread = Atomic<UInt>(0)
+    private let currentDepth = Atomic<Int>(0)
+
+    init(scheduleDrain: @escaping @Sendable () -> Void) {
+        self.scheduleDrain = scheduleDrain
+    }
+
+    /// Queues an item; returns false if the mailbox is closed (the store was released).
+    @discardableResult
+    func enqueue(_ item: MailboxItem<Action>) -> Bool {
+        let (accepted, wake) = queue.withLock { queue -> (Bool, Bool) in
+            guard !queue.closed else { return (false, false) }
+            queue.items.append(item)
+            guard !queue.drainScheduled else { return (true, false) }
+            queue.drainScheduled = true
+            return (true, true)
+        }
+        if wake { scheduleDrain() }
+        return accepted
+    }
+
+    /// Queues an action, computing its feedback depth: an action sent synchronously while the
+    /// executor processes another one is one hop deeper than that action.
+    @discardableResult
+    func enqueueAction(_ action: DispatchedAction<Action>, liveness: Liveness?) -> Bool {
+        let depth = drainingThread.load(ordering: .relaxed) == Self.currentThread
+            ? currentDepth.load(ordering: .relaxed) + 1
+            : 0
+        return enqueue(.action(action, liveness: liveness, depth: depth))
+    }
+
+    /// Takes everything queued, swapping in `spare` (emptied) to reuse its capacity. When nothing
+    /// is queued, marks the drain finished so the next enqueue schedules a new one.
+    func takeAll(swappingWith spare: inout [MailboxItem<Action>]) {
+        spare.removeAll(keepingCapacity: true)
+        queue.withLock { queue in
+            swap(&queue.items, &spare)
+            if spare.isEmpty { queue.drainScheduled = false }
+        }
+    }
+
+    /// Whether items are queued or a drain is scheduled.
+    var isBusy: Bool { queue.withLock { !$0.items.isEmpty || $0.drainScheduled } }
+
+    /// Stops accepting items and drops what is queued.
+    func close() {
+        queue.withLock { queue in
+            queue.closed = true
+            queue.items.removeAll()
+        }
+    }
+
+    var isClosed: Bool { queue.withLock { $0.closed } }
+
+    func beginProcessing(depth: Int) {
+        currentDepth.store(depth, ordering: .relaxed)
+        drainingThread.store(Self.currentThread, ordering: .relaxed)
+    }
+
+    func endProcessing() {
+        drainingThread.store(0, ordering: .relaxed)
+    }
+
+    private static var currentThread: UInt {
+        #if canImport(Glibc)
+        UInt(pthread_self())
+        #else
+        UInt(bitPattern: pthread_self())
+        #endif
+    }
+}

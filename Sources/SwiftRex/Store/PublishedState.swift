@@ -1,0 +1,35 @@
+import Synchronization
+
+/// The state as of the last finished batch, readable from any thread, and its observers.
+///
+/// Publishing costs one lock and one retain per batch (state is copy-on-write), not per action.
+final class PublishedState<State: Sendable>: Sendable {
+    private let current: Mutex<State>
+    private let observers = Mutex<[UInt64: @Sendable (State) -> Void]>([:])
+    private let nextObserver = Atomic<UInt64>(0)
+
+    init(_ initial: State) {
+        current = Mutex(initial)
+    }
+
+    var value: State { current.withLock { $0 } }
+
+    /// Stores `state` and calls every observer with it (on the store's executor).
+    func publish(_ state: State) {
+        current.withLock { $0 = state }
+        let callbacks = observers.withLock { Array($0.values) }
+        for callback in callbacks { callback(state) }
+    }
+
+    func addObserver(_ callback: @escaping @Sendable (State) -> Void) -> SubscriptionToken {
+        let id = nextObserver.add(1, ordering: .relaxed).newValue
+        observers.withLock { $0[id] = callback }
+        return SubscriptionToken { [weak self] in
+            _ = self?.observers.withLock { $0.removeValue(forKey: id) }
+        }
+    }
+
+    func removeObservers() {
+        observers.withLock { $0.removeAll() }
+    }
+}

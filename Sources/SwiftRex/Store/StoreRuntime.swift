@@ -1,0 +1,210 @@
+import Dispatch
+import Synchronization
+
+/// The part of a store that lives on its executor: state, behavior, engine, and the drain loop.
+///
+/// An actor whose executor is the one chosen at init, so the compiler checks that state, reduce,
+/// supervise and reconcile only ever run there. Inputs arrive through the thread-safe mailbox.
+actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
+    nonisolated let executor: StoreExecutor
+    nonisolated let mailbox: Mailbox<Action>
+    nonisolated let published: PublishedState<State>
+    nonisolated let runawayThreshold: Int
+    nonisolated let report: @Sendable (StoreDiagnostic) -> Void
+
+    private let behavior: Behavior<Action, State, Environment>
+    private let environment: Environment
+    private(set) var state: State
+    let engine: EffectEngine<Action>
+    private var spare: [MailboxItem<Action>] = []
+    private var released = false
+    /// Set by the test kit: actions sent by effects and channels are held for `receive`.
+    private let testInbox: TestInbox<Action>?
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.unownedExecutor }
+
+    init(
+        initial: State,
+        behavior: Behavior<Action, State, Environment>,
+        environment: Environment,
+        clock: EngineClock,
+        executor: StoreExecutor,
+        strictChannels: Bool,
+        runawayThreshold: Int,
+        testInbox: TestInbox<Action>?,
+        report: @escaping @Sendable (StoreDiagnostic) -> Void
+    ) {
+        self.testInbox = testInbox
+        let target = DrainTarget()
+        let mailbox = Mailbox<Action>(scheduleDrain: { target.wake() })
+        self.executor = executor
+        self.mailbox = mailbox
+        self.published = PublishedState(initial)
+        self.runawayThreshold = runawayThreshold
+        self.report = report
+        self.behavior = behavior
+        self.environment = environment
+        self.state = initial
+        self.engine = EffectEngine(clock: clock, mailbox: mailbox, strictChannels: strictChannels, report: report)
+        let weakSelf = WeakRuntime(self)
+        target.set { weakSelf.runtime?.schedule { $0.drain() } }
+    }
+
+    /// Runs `body` on the store's executor, isolated to this runtime.
+    nonisolated func schedule(_ body: @escaping @Sendable (isolated StoreRuntime) -> Void) {
+        switch executor.kind {
+        case .closureRunning(let direct):
+            direct.execute { self.assumeIsolated { body($0) } }
+        case .main:
+            DispatchQueue.main.async { self.assumeIsolated { body($0) } }
+        case .serial:
+            Task { await self.run(body) }
+        }
+    }
+
+    private func run(_ body: @Sendable (isolated StoreRuntime) -> Void) {
+        body(self)
+    }
+
+    // MARK: - Draining
+
+    /// Processes everything queued, batch by batch, until the mailbox is empty.
+    func drain() {
+        while true {
+            mailbox.takeAll(swappingWith: &spare)
+            if spare.isEmpty { break }
+            if released { continue }
+            var mutated = false
+            var reconcileRequested = false
+            var batchDepth = 0
+            for item in spare {
+                switch item {
+                case .action(let dispatched, let liveness, let depth):
+                    if let liveness {
+                        // A torn-down channel or replaced run is silent.
+                        guard liveness.isAlive else { continue }
+                        if let inbox = testInbox {
+                            inbox.hold(dispatched)
+                            continue
+                        }
+                    }
+                    if depth > runawayThreshold {
+                        report(StoreDiagnostic(
+                            kind: .runawayActionLoop,
+                            message: "action \(dispatched.action) from \(dispatched.source) is \(depth) synchronous hops deep (threshold \(runawayThreshold)); it was dropped"
+                        ))
+                        continue
+                    }
+                    batchDepth = max(batchDepth, depth)
+                    mailbox.beginProcessing(depth: depth)
+                    if process(dispatched) { mutated = true }
+                    mailbox.endProcessing()
+                case .completed(let key, let generation):
+                    engine.completed(key: key, generation: generation)
+                case .timersDue:
+                    engine.fireDueTimers()
+                case .reconcile:
+                    reconcileRequested = true
+                }
+            }
+            mailbox.beginProcessing(depth: batchDepth)
+            finishBatch(mutated: mutated, reconcile: mutated || reconcileRequested)
+            mailbox.endProcessing()
+        }
+        resumeIdleWaitersIfIdle()
+    }
+
+    /// Runs one action through reduce and produce; returns whether state may have changed.
+    private func process(_ dispatched: DispatchedAction<Action>) -> Bool {
+        let reduces = behavior.reducer != nil
+        if let reducer = behavior.reducer {
+            reducer(dispatched.action, &state)
+        }
+        if let producer = behavior.producer {
+            let effect = producer(dispatched.action, ProduceContext(state: state, environment: environment))
+            if !effect.isEmpty { engine.schedule(effect) }
+        }
+        return reduces
+    }
+
+    /// After a batch: evaluate supervise and reconcile once, then publish the state.
+    private func finishBatch(mutated: Bool, reconcile: Bool) {
+        if reconcile, let supervisor = behavior.supervisor {
+            let start = ContinuousClock.now
+            let desired = supervisor(state, environment)
+            let built = ContinuousClock.now
+            engine.reconcile(desired)
+            let end = ContinuousClock.now
+            var counters = engine.counters
+            counters.lastDuration = end - start
+            counters.maxDuration = max(counters.maxDuration, counters.lastDuration)
+            counters.totalBuildDuration += built - start
+            counters.totalDiffDuration += end - built
+            engine.counters = counters
+        }
+        if mutated { published.publish(state) }
+    }
+
+    // MARK: - Release
+
+    /// Tears everything down: runs every channel's cancel once and cancels every effect.
+    func release() {
+        guard !released else { return }
+        released = true
+        mailbox.close()
+        engine.cancelAll(reason: "store released")
+        published.removeObservers()
+        resumeIdleWaitersIfIdle()
+    }
+
+    // MARK: - Introspection and test support
+
+    func keepSnapshot() -> KeepSnapshot { engine.snapshot() }
+
+    /// Whether nothing is queued, no drain is scheduled, and no engine timer is due.
+    var isIdle: Bool { !mailbox.isBusy && !engine.hasDueTimers }
+
+    /// Suspends until the store is idle (see `isIdle`).
+    func waitUntilIdle() async {
+        if isIdle { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    private func resumeIdleWaitersIfIdle() {
+        guard !idleWaiters.isEmpty, released || isIdle else { return }
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Processes `action` as one batch, bypassing the mailbox (the test kit's `send`).
+    func processAsBatch(_ dispatched: DispatchedAction<Action>) -> (before: State, after: State) {
+        let before = state
+        mailbox.beginProcessing(depth: 0)
+        let mutated = process(dispatched)
+        finishBatch(mutated: mutated, reconcile: mutated)
+        mailbox.endProcessing()
+        return (before, state)
+    }
+
+    var inFlightEffects: Int { engine.inFlightEffectCount }
+}
+
+/// Lets the mailbox wake a runtime it cannot reference before the runtime exists.
+final class DrainTarget: Sendable {
+    private let action = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func set(_ wake: @escaping @Sendable () -> Void) { action.withLock { $0 = wake } }
+
+    func wake() { action.withLock { $0 }?() }
+}
+
+/// A weak reference to a runtime: queued wake-ups must not keep a released store alive.
+final class WeakRuntime<Action: Sendable, State: Sendable, Environment: Sendable>: Sendable {
+    weak let runtime: StoreRuntime<Action, State, Environment>?
+
+    init(_ runtime: StoreRuntime<Action, State, Environment>) {
+        self.runtime = runtime
+    }
+}

@@ -1,1 +1,0 @@
-// SwiftRex: Store, Behavior, Effect and state-driven Channels reconciled by an engine.

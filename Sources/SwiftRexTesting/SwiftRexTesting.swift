@@ -1,2 +1,0 @@
-// SwiftRexTesting: TestClock, ImmediateClock and TestStore.
-@_exported import SwiftRex
