@@ -32,6 +32,11 @@ public final class SubscriptionToken: Sendable {
         action?()
     }
 
+    /// Forgets the cancellation closure without running it: the work finished on its own.
+    func disarm() {
+        onCancel.withLock { $0 = nil }
+    }
+
     deinit {
         cancel()
     }

@@ -125,6 +125,7 @@ final class EffectEngine<Action: Sendable> {
         case .effect(let run) where run.generation == generation:
             registry.removeValue(forKey: key)
             run.liveness.end()
+            run.token?.disarm()
         case .channel(let live) where live.generation == generation:
             cancel(key, reason: "completed")
         default:
