@@ -48,13 +48,19 @@ import SwiftRexTesting
         await store.finish()
     }
 
-    @Test func timerAsWrittenTicksOnTheWallClock() async {
-        let store = TestStore(initial: TimerState(interval: .milliseconds(10)), behavior: timer, environment: ())
-        await store.send(.start) { $0.isRunning = true }
-        await store.receive(.tick) { $0.elapsed = 1 }
-        await store.send(.stop) { $0.isRunning = false }
-        await store.skipReceivedActions()
-        await store.finish()
+    @Test func timerAsWrittenTicksOnTheWallClockAndStopsOnStop() async throws {
+        let store = Store(initial: TimerState(interval: .milliseconds(5)), behavior: timer)
+        store.dispatch(.start)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while store.state.elapsed < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.state.elapsed >= 3)
+        store.dispatch(.stop)
+        await store.waitUntilIdle()
+        let atStop = store.state.elapsed
+        try await Task.sleep(for: .milliseconds(50))
+        await store.waitUntilIdle()
+        #expect(store.state.elapsed == atStop, "no tick after stop")
+        #expect(await store.keep().channels.isEmpty)
     }
 
     @Test func pollingRestartsOnQueryChangeAndStopsOnEmptyQuery() async {
