@@ -1,0 +1,50 @@
+import CZMQ
+
+/// A borrowed view of the frames of one received multipart message.
+///
+/// Each element is an `UnsafeRawBufferPointer` straight into libzmq's message buffer (no copy).
+/// The view and its buffers are valid **only inside** the closure passed to
+/// ``ZMQSocket/receive(_:)``/``ZMQSocket/tryReceive(_:)``; copy what you keep (``bytes(_:)``,
+/// ``string(_:)``).
+///
+/// ```swift
+/// try sub.receive { frames in
+///     guard frames.count == 2, frames.string(0) == "node/a/state" else { return }
+///     handle(frames[1]) // UnsafeRawBufferPointer, valid during this closure
+/// }
+/// ```
+public struct ZMQFrames: RandomAccessCollection {
+    private let slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>
+    /// The number of frames (at least 1).
+    public let count: Int
+
+    init(slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>, count: Int) {
+        self.slots = slots
+        self.count = count
+    }
+
+    /// Always 0.
+    public var startIndex: Int { 0 }
+    /// The number of frames.
+    public var endIndex: Int { count }
+
+    /// The bytes of frame `index`, valid only while the receive closure runs.
+    @inline(__always)
+    public subscript(index: Int) -> UnsafeRawBufferPointer {
+        precondition(index >= 0 && index < count, "frame index out of range")
+        let message = slots[index]
+        return UnsafeRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
+    }
+
+    /// A copy of frame `index` as an array.
+    public func bytes(_ index: Int) -> [UInt8] { Array(self[index]) }
+
+    /// Frame `index` decoded as UTF-8 (invalid sequences are repaired).
+    public func string(_ index: Int) -> String { String(decoding: self[index], as: UTF8.self) }
+
+    /// Copies of all frames.
+    public func allBytes() -> [[UInt8]] { map { Array($0) } }
+}
+
+@available(*, unavailable, message: "frames borrow the socket's receive buffers")
+extension ZMQFrames: Sendable {}
