@@ -55,6 +55,7 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Any other errno; inspect ``ZMQError/errno``.
         public static let other = Code("other")
 
+        /// The code's name, e.g. `"addressInUse"`.
         public var description: String { rawValue }
     }
 

@@ -1,5 +1,3 @@
-import CZMQ
-
 /// A borrowed view of the frames of one received multipart message.
 ///
 /// Each element is an `UnsafeRawBufferPointer` straight into libzmq's message buffer (no copy).
@@ -14,26 +12,26 @@ import CZMQ
 /// }
 /// ```
 public struct ZMQFrames: RandomAccessCollection {
-    private let slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>
+    @usableFromInline let buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>
     /// The number of frames (at least 1).
     public let count: Int
 
-    init(slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>, count: Int) {
-        self.slots = slots
+    @inlinable
+    init(buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>, count: Int) {
+        self.buffers = buffers
         self.count = count
     }
 
     /// Always 0.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// The number of frames.
-    public var endIndex: Int { count }
+    @inlinable public var endIndex: Int { count }
 
     /// The bytes of frame `index`, valid only while the receive closure runs.
-    @inline(__always)
+    @inlinable
     public subscript(index: Int) -> UnsafeRawBufferPointer {
         precondition(index >= 0 && index < count, "frame index out of range")
-        let message = slots[index]
-        return UnsafeRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
+        return buffers[index]
     }
 
     /// A copy of frame `index` as an array.

@@ -2,7 +2,9 @@ import CZMQ
 
 /// Flags for ``ZMQSocket/send(_:flags:)-(UnsafeRawBufferPointer,_)``.
 public struct ZMQSendFlags: OptionSet, Sendable, Hashable {
+    /// The libzmq flag bits.
     public let rawValue: Int32
+    /// Creates flags from libzmq bits.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// Do not block: if the message cannot be queued now, `send` returns `false` (`ZMQ_DONTWAIT`).

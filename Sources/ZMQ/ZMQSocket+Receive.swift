@@ -2,9 +2,10 @@ import CZMQ
 
 extension ZMQSocket {
     /// Receives one whole multipart message into the socket's frame slots.
-    /// Returns the frame count, or nil when `flags` has DONTWAIT and nothing is queued.
-    @inline(__always)
-    private func receiveFrames(dontWait: Bool) throws(ZMQError) -> Int? {
+    /// Returns the frame count, or nil when `dontWait` is set and nothing is queued.
+    /// The frames are then described by `frames.buffers[0..<count]`.
+    @usableFromInline
+    func receiveFrames(dontWait: Bool) throws(ZMQError) -> Int? {
         let handle = try liveHandle("receive")
         let flags = dontWait ? ZMQ_DONTWAIT : 0
         var count = 0
@@ -18,6 +19,7 @@ extension ZMQSocket {
                 if count == 0 && dontWait { return nil }
                 throw ZMQCall.error(errno: EAGAIN, function: "zmq_msg_recv", operation: "receive on \(kind) socket")
             }
+            frames.didReceive(count, message)
             count += 1
             if zmq_msg_more(message) == 0 { return count }
         }
@@ -37,17 +39,17 @@ extension ZMQSocket {
     /// - Returns: what `body` returns.
     /// - Throws: ``ZMQError`` (``ZMQError/Code/wouldBlock`` on timeout,
     ///   ``ZMQError/Code/contextTerminated`` on shutdown) or what `body` throws.
-    @inline(__always)
+    @inlinable
     public func receive<Result>(_ body: (ZMQFrames) throws -> Result) throws -> Result {
         let count = try receiveFrames(dontWait: false)!
-        return try body(ZMQFrames(slots: frames.slots, count: count))
+        return try body(ZMQFrames(buffers: frames.buffers, count: count))
     }
 
     /// Like ``receive(_:)`` but never blocks: returns nil when no message is queued.
-    @inline(__always)
+    @inlinable
     public func tryReceive<Result>(_ body: (ZMQFrames) throws -> Result) throws -> Result? {
         guard let count = try receiveFrames(dontWait: true) else { return nil }
-        return try body(ZMQFrames(slots: frames.slots, count: count))
+        return try body(ZMQFrames(buffers: frames.buffers, count: count))
     }
 
     /// Receives the next multipart message as copied frames (blocking).
@@ -55,12 +57,12 @@ extension ZMQSocket {
     /// - Throws: ``ZMQError/Code/wouldBlock`` when ``ZMQSocketOption/receiveTimeout`` expires.
     public func receiveMultipart() throws(ZMQError) -> [[UInt8]] {
         let count = try receiveFrames(dontWait: false)!
-        return ZMQFrames(slots: frames.slots, count: count).allBytes()
+        return ZMQFrames(buffers: frames.buffers, count: count).allBytes()
     }
 
     /// Receives the next multipart message as copied frames, or nil if none is queued (non-blocking).
     public func tryReceiveMultipart() throws(ZMQError) -> [[UInt8]]? {
         guard let count = try receiveFrames(dontWait: true) else { return nil }
-        return ZMQFrames(slots: frames.slots, count: count).allBytes()
+        return ZMQFrames(buffers: frames.buffers, count: count).allBytes()
     }
 }

@@ -34,7 +34,7 @@ public final class ZMQSocket {
     /// The libzmq socket, or nil once closed.
     var handle: UnsafeMutableRawPointer?
     /// Message slots for zero-copy multipart receive (fixed addresses, never copied).
-    let frames = ZMQFramePool()
+    @usableFromInline let frames = ZMQFramePool()
 
     /// Creates a socket of `kind` in `context` (linger 0; SUB/XSUB also send-HWM 0).
     ///

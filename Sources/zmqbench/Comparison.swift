@@ -7,7 +7,7 @@ import Foundation
 /// the same machine at the same time. Figures are medians over the repetitions.
 struct Comparison {
     var quick = false
-    var repetitions = 3
+    var repetitions = 5
     var runC = true
     var baselineDirectory = ProcessInfo.processInfo.environment["ZMQ_BASELINE_DIR"] ?? "/work/shared/bench/zmq-baseline"
     var buildDirectory = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/zmqbench-c"
@@ -66,7 +66,8 @@ struct Comparison {
         print("")
         print("## zmqbench: Swift ZMQ layer vs C baseline (libzmq, same machine, same run)")
         print("machine: nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), "
-              + "median [min–max]; throughput: [12 B topic, payload] PUB→SUB, HWM 0; wall time \(elapsed)")
+              + "median [min–max]; throughput: [12 B topic, payload] PUB→SUB, HWM 0; "
+              + "wall time \(elapsed.components.seconds) s")
         print("")
         print("| case | metric | Swift | C | Swift/C |")
         print("|---|---|---:|---:|---:|")

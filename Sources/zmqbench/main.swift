@@ -3,7 +3,7 @@ import ZMQ
 
 // zmqbench: the Swift ZMQ layer measured with the C baseline's method, side by side.
 //
-//   swift run -c release zmqbench            full comparison (~3 min): throughput + recreate, 3 reps
+//   swift run -c release zmqbench            full comparison (~2-3 min): throughput + recreate, 5 reps
 //   swift run -c release zmqbench --quick    short smoke run (10x fewer messages, 1 rep)
 //   options: --reps N, --no-c (Swift only), --baseline DIR (C sources; default /work/shared/bench/zmq-baseline)
 //
