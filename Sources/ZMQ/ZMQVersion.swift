@@ -2,8 +2,11 @@ import CZMQ
 
 /// The version of the libzmq library this process is linked against.
 public struct ZMQVersion: Sendable, Equatable, CustomStringConvertible {
+    /// The major version (4 for libzmq 4.3.4).
     public let major: Int
+    /// The minor version.
     public let minor: Int
+    /// The patch level.
     public let patch: Int
 
     /// Reads the version from the loaded libzmq.
@@ -15,5 +18,6 @@ public struct ZMQVersion: Sendable, Equatable, CustomStringConvertible {
         return ZMQVersion(major: Int(major), minor: Int(minor), patch: Int(patch))
     }
 
+    /// `"major.minor.patch"`.
     public var description: String { "\(major).\(minor).\(patch)" }
 }

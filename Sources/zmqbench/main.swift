@@ -1,3 +1,62 @@
+import Foundation
 import ZMQ
 
-print("zmqbench: libzmq \(ZMQVersion.current)")
+// zmqbench: the Swift ZMQ layer measured with the C baseline's method, side by side.
+//
+//   swift run -c release zmqbench            full comparison (~2-3 min): throughput + recreate, 5 reps
+//   swift run -c release zmqbench --quick    short smoke run (10x fewer messages, 1 rep)
+//   options: --reps N, --no-c (Swift only), --baseline DIR (C sources; default /work/shared/bench/zmq-baseline)
+//
+// Single measurements (one result line, same format as the C programs):
+//   zmqbench thr <inproc|ipc|tcp> <payload-bytes> <count> <hwm>
+//   zmqbench recreate <cycles>
+// Internal child roles: thr-pub …, xpub-reactive.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+do {
+    switch arguments.first {
+    case "thr":
+        guard arguments.count == 5, let size = Int(arguments[2]), let count = Int(arguments[3]),
+            let hwm = Int(arguments[4])
+        else { fail("usage: zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm>", code: 64) }
+        alarm(120)
+        try Throughput.runSubscriber(transport: arguments[1], size: size, count: count, hwm: hwm)
+    case "thr-pub":
+        try Throughput.runPublisherProcess(Array(arguments.dropFirst()))
+    case "recreate":
+        guard arguments.count == 2, let cycles = Int(arguments[1]) else { fail("usage: zmqbench recreate <cycles>", code: 64) }
+        alarm(150)
+        try Recreate.run(cycles: cycles)
+    case "xpub-reactive":
+        try Recreate.runReactivePublisher()
+    default:
+        var comparison = Comparison()
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--quick": comparison.quick = true
+            case "--no-c": comparison.runC = false
+            case "--reps":
+                index += 1
+                guard index < arguments.count, let reps = Int(arguments[index]), reps > 0 else { fail("--reps needs a number", code: 64) }
+                comparison.repetitions = reps
+            case "--baseline":
+                index += 1
+                guard index < arguments.count else { fail("--baseline needs a directory", code: 64) }
+                comparison.baselineDirectory = arguments[index]
+            case "-h", "--help":
+                print("usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]")
+                print("       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>")
+                exit(0)
+            default:
+                fail("unknown argument \(arguments[index]) (try --help)", code: 64)
+            }
+            index += 1
+        }
+        print("zmqbench: libzmq \(ZMQVersion.current)")
+        comparison.run()
+    }
+} catch {
+    fail("\(error)")
+}
