@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "ZMQ", targets: ["ZMQ"]),
         .executable(name: "rexbench", targets: ["rexbench"]),
         .executable(name: "zmqbench", targets: ["zmqbench"]),
+        .library(name: "RexNode", targets: ["RexNode"]),
+        .executable(name: "rexnode", targets: ["rexnode"]),
+        .executable(name: "rexctl", targets: ["rexctl"]),
     ],
     targets: [
         // Core: toolchain modules only, no C.
@@ -25,12 +28,20 @@ let package = Package(
         .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZMQ", dependencies: ["CZMQ"]),
 
+        // The cluster: a node runtime (library, so tests drive nodes in-process), its thin
+        // executable, and the operator CLI (speaks the JSON control protocol over ZMQ).
+        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ"]),
+        .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
+        .executableTarget(name: "rexctl", dependencies: ["ZMQ"]),
+
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
         .executableTarget(name: "zmqbench", dependencies: ["ZMQ"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),
+        .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "SwiftRexTesting", "rexnode"]),
+        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -160,5 +160,5 @@ struct ElementScopedID: Hashable, Sendable, CustomStringConvertible {
     let element: AnyHashableSendable
     let inner: AnyHashableSendable
 
-    var description: String { "\(element)/\(inner)" }
+    var description: String { "\(inner)[\(element)]" }
 }

@@ -1,0 +1,1 @@
+// RexNode: a SwiftRex store on a reactor thread that owns ZeroMQ sockets.

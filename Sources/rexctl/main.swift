@@ -1,0 +1,3 @@
+import ZMQ
+
+print("rexctl")
