@@ -246,10 +246,20 @@ final class NodeIO {
         }
     }
 
-    /// XPUB receives subscription frames; nothing needs them, but they must be read.
+    /// Prefixes peers are subscribed to at this node's publisher (from the XPUB's frames: first
+    /// byte 1 = subscribe, 0 = unsubscribe). Lets tests and operators see subscriptions arrive.
+    private(set) var remoteSubscriptions: [[UInt8]: Int] = [:]
+
     private func drainSubscriptionFrames() {
         for _ in 0..<1024 {
-            guard (try? publisher.tryReceive { _ in () }) ?? nil != nil else { return }
+            let received = try? publisher.tryReceive { frames -> [UInt8] in frames.bytes(0) }
+            guard let frame = received ?? nil, let kind = frame.first else { return }
+            let prefix = Array(frame.dropFirst())
+            if kind == 1 {
+                remoteSubscriptions[prefix, default: 0] += 1
+            } else if kind == 0, let count = remoteSubscriptions[prefix] {
+                remoteSubscriptions[prefix] = count > 1 ? count - 1 : nil
+            }
         }
     }
 

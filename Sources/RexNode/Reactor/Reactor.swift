@@ -20,18 +20,31 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs`, `polling`, `stopping` and `threadID` are Mutex/Atomic;
     // `loop` is only ever accessed on the reactor thread (every accessor asserts `isCurrent`).
 
-    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private struct JobQueue {
+        var items: [@Sendable () -> Void] = []
+        /// Set by the loop as it exits; later work goes to `retired`.
+        var closed = false
+    }
+
+    private let jobs = Mutex(JobQueue())
     private let polling = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
     private let wake = WakeSignal()
     private let loop = LoopState()
+    /// After the loop exits (its sockets are closed by then), work still handed to the reactor —
+    /// say a late read of a released store — runs on this serial queue, so it never hangs.
+    private let retired: DispatchQueue
+    private static let retiredKey = DispatchSpecificKey<ObjectIdentifier>()
     public let name: String
 
     /// Starts the reactor thread.
     public init(name: String = "rex-reactor") {
         self.name = name
+        retired = DispatchQueue(label: name + ".retired")
+        retired.setSpecific(key: Self.retiredKey, value: ObjectIdentifier(retired))
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.stackSize = 1 << 22
@@ -42,7 +55,15 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     // MARK: - Executor
 
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        jobs.withLock { $0.append(work) }
+        let accepted = jobs.withLock { queue -> Bool in
+            guard !queue.closed else { return false }
+            queue.items.append(work)
+            return true
+        }
+        guard accepted else {
+            retired.async(execute: work)
+            return
+        }
         if polling.load(ordering: .sequentiallyConsistent) { wake.signal() }
     }
 
@@ -56,11 +77,16 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         precondition(isCurrent, "not on reactor thread \(name)")
     }
 
-    /// Whether the caller runs on the reactor thread.
-    public var isCurrent: Bool { threadID.load(ordering: .relaxed) == Self.currentThread }
+    /// Whether the caller runs on the reactor thread (or, once stopped, on its retired queue).
+    public var isCurrent: Bool {
+        if threadID.load(ordering: .relaxed) == Self.currentThread { return true }
+        return closed.load(ordering: .acquiring) && DispatchQueue.getSpecific(key: Self.retiredKey) == ObjectIdentifier(retired)
+    }
 
-    /// Runs `body` on the reactor thread and waits for its result. Never call it from the
-    /// reactor thread itself (it would deadlock; it runs inline there instead).
+    /// Whether the loop has exited.
+    public var isStopped: Bool { closed.load(ordering: .acquiring) }
+
+    /// Runs `body` on the reactor and waits for its result. On the reactor itself it runs inline.
     public func sync<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) throws -> Value {
         if isCurrent { return try body() }
         let outcome = Mutex<Result<Value, any Error>?>(nil)
@@ -78,7 +104,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         wake.signal()
-        if !isCurrent { finished.wait() }
+        if threadID.load(ordering: .relaxed) != Self.currentThread { finished.wait() }
     }
 
     // MARK: - Thread-only: readers and timers
@@ -118,17 +144,22 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         var batch: [@Sendable () -> Void] = []
         while true {
             batch.removeAll(keepingCapacity: true)
-            jobs.withLock { swap(&$0, &batch) }
+            let exiting = jobs.withLock { queue -> Bool in
+                swap(&queue.items, &batch)
+                if batch.isEmpty, stopping.load(ordering: .sequentiallyConsistent) {
+                    queue.closed = true
+                    closed.store(true, ordering: .releasing)
+                    return true
+                }
+                return false
+            }
+            if exiting { return }
             for job in batch { job() }
             loop.fireDueTimers(now: ContinuousClock.now)
-            if stopping.load(ordering: .sequentiallyConsistent) {
-                if jobs.withLock({ $0.isEmpty }) { return }
-                continue
-            }
-            if !batch.isEmpty { continue }
+            if !batch.isEmpty || stopping.load(ordering: .sequentiallyConsistent) { continue }
 
             polling.store(true, ordering: .sequentiallyConsistent)
-            if !jobs.withLock({ $0.isEmpty }) || stopping.load(ordering: .sequentiallyConsistent) {
+            if !jobs.withLock({ $0.items.isEmpty }) || stopping.load(ordering: .sequentiallyConsistent) {
                 polling.store(false, ordering: .sequentiallyConsistent)
                 continue
             }

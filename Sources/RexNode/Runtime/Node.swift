@@ -104,6 +104,29 @@ public final class Node: Sendable {
         store.dispatch(action)
     }
 
+    /// Topics (and prefixes) that peers are subscribed to at this node's publisher. An exact
+    /// topic shows as `topic`, a prefix as `prefix*`.
+    public func publisherSubscriptions() -> Set<String> {
+        let io = self.io
+        return (try? reactor.sync {
+            Set(io.value.remoteSubscriptions.keys.map { bytes in
+                bytes.last == 0 ? String(decoding: bytes.dropLast(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self) + "*"
+            })
+        }) ?? []
+    }
+
+    /// Sockets this node has open, and distinct subscriptions on its shared subscriber.
+    public func socketCounts() -> (open: Int, sharedSubscriptions: Int) {
+        let io = self.io
+        return (try? reactor.sync { (io.value.counters.socketsOpen, io.value.sharedSubscriptionCount) }) ?? (0, 0)
+    }
+
+    /// Messages published and received so far.
+    public func messageCounts() -> (published: Int, received: Int, hwmDrops: Int) {
+        let io = self.io
+        return (try? reactor.sync { (io.value.counters.published, io.value.counters.received, io.value.counters.hwmDrops) }) ?? (0, 0, 0)
+    }
+
     /// The node's state as of its last processed batch.
     public var state: NodeState { store.state }
 

@@ -6,11 +6,17 @@ import Synchronization
 /// that was never cancelled cancels it too (like `AnyCancellable`), so a dropped token never leaks
 /// work. Cancelling twice, or cancelling and then releasing, runs the closure exactly once.
 public final class SubscriptionToken: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    /// The closure, boxed: a bare optional closure in a `Mutex` gets re-thunked on every access.
+    private final class Action: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    private let onCancel: Mutex<Action?>
 
     /// Creates a token that runs `onCancel` when cancelled or released.
     public init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Mutex(Action(onCancel))
     }
 
     private init(empty: Void) {
@@ -25,11 +31,11 @@ public final class SubscriptionToken: Sendable {
 
     /// Runs the cancellation closure if it has not run yet.
     public func cancel() {
-        let action = onCancel.withLock { slot -> (@Sendable () -> Void)? in
+        let action = onCancel.withLock { slot -> Action? in
             defer { slot = nil }
             return slot
         }
-        action?()
+        action?.run()
     }
 
     /// Forgets the cancellation closure without running it: the work finished on its own.

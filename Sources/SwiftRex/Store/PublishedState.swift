@@ -5,7 +5,13 @@ import Synchronization
 /// Publishing costs one lock and one retain per batch (state is copy-on-write), not per action.
 final class PublishedState<State: Sendable>: Sendable {
     private let current: Mutex<State>
-    private let observers = Mutex<[UInt64: @Sendable (State) -> Void]>([:])
+    /// Observers are boxed: closures kept directly in a `Mutex` are re-thunked on each access.
+    private final class Observer: Sendable {
+        let notify: @Sendable (State) -> Void
+        init(_ notify: @escaping @Sendable (State) -> Void) { self.notify = notify }
+    }
+
+    private let observers = Mutex<[UInt64: Observer]>([:])
     private let nextObserver = Atomic<UInt64>(0)
 
     init(_ initial: State) {
@@ -17,13 +23,14 @@ final class PublishedState<State: Sendable>: Sendable {
     /// Stores `state` and calls every observer with it (on the store's executor).
     func publish(_ state: State) {
         current.withLock { $0 = state }
-        let callbacks = observers.withLock { Array($0.values) }
-        for callback in callbacks { callback(state) }
+        let callbacks = observers.withLock { $0.isEmpty ? [] : Array($0.values) }
+        for callback in callbacks { callback.notify(state) }
     }
 
     func addObserver(_ callback: @escaping @Sendable (State) -> Void) -> SubscriptionToken {
         let id = nextObserver.add(1, ordering: .relaxed).newValue
-        observers.withLock { $0[id] = callback }
+        let observer = Observer(callback)
+        observers.withLock { $0[id] = observer }
         return SubscriptionToken { [weak self] in
             _ = self?.observers.withLock { $0.removeValue(forKey: id) }
         }

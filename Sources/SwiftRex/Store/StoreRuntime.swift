@@ -192,12 +192,24 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
 }
 
 /// Lets the mailbox wake a runtime it cannot reference before the runtime exists.
+///
+/// The wake-up closure is boxed in a class: keeping a bare optional closure in a `Mutex` and
+/// reading it back through `withLock` re-wrapped it in a new reabstraction thunk on every call,
+/// so each wake-up got slower and leaked (measured: 36 µs → 1 ms after 30,000 wake-ups).
 final class DrainTarget: Sendable {
-    private let action = Mutex<(@Sendable () -> Void)?>(nil)
+    private final class Wake: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
 
-    func set(_ wake: @escaping @Sendable () -> Void) { action.withLock { $0 = wake } }
+    private let action = Mutex<Wake?>(nil)
 
-    func wake() { action.withLock { $0 }?() }
+    func set(_ wake: @escaping @Sendable () -> Void) {
+        let boxed = Wake(wake)
+        action.withLock { $0 = boxed }
+    }
+
+    func wake() { action.withLock { $0 }?.run() }
 }
 
 /// A weak reference to a runtime: queued wake-ups must not keep a released store alive.

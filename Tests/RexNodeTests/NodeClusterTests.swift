@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import RexNode
+import SwiftRex
+
+/// Two or three nodes in one process, over real sockets on loopback.
+@Suite(.serialized) struct NodeClusterTests {
+    @Test func aFeedSetOnOneNodeReachesAFollowerOnAnother() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "prices", topic: "eu.prices", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("eu.prices") }, "the subscription reached n1")
+        n1.dispatch(.set(topic: "eu.prices", value: "42"))
+        #expect(await eventually { n2.state.follows["prices"]?.lastValue == "42" })
+        let follow = try #require(n2.state.follows["prices"])
+        #expect(follow.lastSender == "n1" && follow.count == 1 && follow.gaps == 0)
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func changingAFollowTopicRecreatesOnlyThatChannelAndTheOldTopicStopsArriving() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "f", topic: "old", from: nil))
+        n2.dispatch(.follow(name: "other", topic: "steady", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().isSuperset(of: ["old", "steady"]) })
+        let socketsBefore = n2.socketCounts().open
+        let keepBefore = await n2.store.keep()
+
+        n2.dispatch(.follow(name: "f", topic: "new", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("new") && !n1.publisherSubscriptions().contains("old") })
+        let keepAfter = await n2.store.keep()
+        let follow = try #require(keepAfter.entry(for: "follow[f]") ?? keepAfter.channels.first { "\($0.id)" == "follow[f]" })
+        #expect(follow.opens == 2 && follow.recreates == 1)
+        #expect(keepAfter.counters.opens - keepBefore.counters.opens == 1, "exactly one open")
+        #expect(keepAfter.counters.cancels - keepBefore.counters.cancels == 1, "exactly one cancel")
+        #expect(n2.socketCounts().open == socketsBefore, "a shared-socket follow opens no new socket")
+
+        n1.dispatch(.publish(topic: "old", payload: "stale"))
+        n1.dispatch(.publish(topic: "new", payload: "fresh"))
+        #expect(await eventually { n2.state.follows["f"]?.lastValue == "fresh" })
+        #expect(n2.state.follows["f"]?.count == 1, "the old topic no longer arrives")
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func aFollowFromAPeerOwnsOneSocketAndUnfollowClosesIt() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        #expect(await eventually { n2.state.peers["n1"]?.status == .alive })
+        let fdsBefore = openFileDescriptors()
+        let socketsBefore = n2.socketCounts().open
+        n2.dispatch(.follow(name: "direct", topic: "d.topic", from: "n1"))
+        #expect(await eventually { n2.socketCounts().open == socketsBefore + 1 }, "exactly one socket")
+        #expect(await eventually { n1.publisherSubscriptions().contains("d.topic") })
+        n1.dispatch(.set(topic: "d.topic", value: "v"))
+        #expect(await eventually { n2.state.follows["direct"]?.lastValue == "v" })
+
+        n2.dispatch(.follow(name: "direct", topic: "d.other", from: "n1"))
+        #expect(await eventually { n1.publisherSubscriptions().contains("d.other") })
+        #expect(n2.socketCounts().open == socketsBefore + 1, "recreated: still one socket")
+        let entry = await n2.store.keep().channels.first { "\($0.id)" == "follow[direct]" }
+        #expect(entry?.recreates == 1)
+
+        n2.dispatch(.unfollow(name: "direct"))
+        #expect(await eventually { n2.socketCounts().open == socketsBefore })
+        #expect(await eventually { openFileDescriptors() <= fdsBefore }, "the process's fd count returns")
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func twoFollowsOfOneTopicUnsubscribeOnlyWhenBothAreGone() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "a", topic: "shared", from: nil))
+        n2.dispatch(.follow(name: "b", topic: "shared", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("shared") })
+        #expect(n2.socketCounts().sharedSubscriptions == 2, "shared + the heartbeat prefix")
+        n2.dispatch(.unfollow(name: "a"))
+        #expect(await eventually { n2.state.follows["a"] == nil })
+        #expect(await eventually { (await n2.store.keep()).channels.allSatisfy { "\($0.id)" != "follow[a]" } })
+        n1.dispatch(.publish(topic: "shared", payload: "still here"))
+        #expect(await eventually { n2.state.follows["b"]?.lastValue == "still here" }, "b still receives")
+        #expect(n1.publisherSubscriptions().contains("shared"))
+        n2.dispatch(.unfollow(name: "b"))
+        #expect(await eventually { !n1.publisherSubscriptions().contains("shared") }, "unsubscribed when both are gone")
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func aBurstOfSetsPublishesAtMostTwoMessagesAndTheLastValueArrives() async throws {
+        let n1 = try startNode("n1", feedIntervalMs: 100)
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "burst", topic: "b", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("b") })
+        let publishedBefore = n1.messageCounts().published
+        let start = ContinuousClock.now
+        for value in 0..<100 { n1.dispatch(.set(topic: "b", value: "\(value)")) }
+        let dispatchTime = ContinuousClock.now - start
+        #expect(await eventually { n2.state.follows["burst"]?.lastValue == "99" }, "the last value always arrives")
+        try await Task.sleep(for: .milliseconds(250))
+        let feedMessages = n2.state.follows["burst"]?.count ?? 0
+        #expect(feedMessages <= 2, "100 sets in \(dispatchTime) published \(feedMessages) messages")
+        #expect(n1.messageCounts().published - publishedBefore >= feedMessages)
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func publishingTwiceSendsTwice() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "chat", topic: "chat", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("chat") })
+        n1.dispatch(.publish(topic: "chat", payload: "hi"))
+        n1.dispatch(.publish(topic: "chat", payload: "hi"))
+        #expect(await eventually { n2.state.follows["chat"]?.count == 2 })
+        #expect(n2.state.follows["chat"]?.gaps == 0)
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func aStoppedNodeGoesSuspectThenGoneOnItsPeers() async throws {
+        let n1 = try startNode("n1", heartbeatMs: 40)
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint], heartbeatMs: 40)
+        #expect(await eventually { n2.state.peers["n1"]?.status == .alive })
+        await n1.stop()
+        #expect(await eventually { n2.state.peers["n1"]?.status == .suspect }, "suspect after 2 missed beats")
+        #expect(await eventually { n2.state.peers["n1"]?.status == .gone }, "gone after 5")
+        await n2.stop()
+    }
+
+    @Test func stoppingANodeRunsEveryChannelsCancelAndClosesItsSockets() async throws {
+        let fdsBefore = openFileDescriptors()
+        let n1 = try startNode("n1")
+        n1.dispatch(.set(topic: "x", value: "1"))
+        n1.dispatch(.follow(name: "f", topic: "y", from: nil))
+        #expect(await eventually { n1.state.follows["f"] != nil && n1.state.feeds["x"] != nil })
+        #expect(await eventually { (await n1.store.keep()).channels.count == 5 })
+        await n1.stop()
+        #expect(n1.socketCounts().open == 0)
+        let counters = await n1.store.keep().counters
+        #expect(counters.opens == counters.cancels, "every open channel was cancelled once")
+        #expect(await eventually { openFileDescriptors() <= fdsBefore })
+    }
+}
