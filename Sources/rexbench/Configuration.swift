@@ -1,7 +1,7 @@
 /// What a run measures, from the command line.
 ///
 /// `rexbench` runs the full set (about 2–3 minutes on 2 cores); `--quick` a reduced one
-/// (well under 30 s); `--only dispatch|reconcile|memory` one section (for profiling).
+/// (well under 30 s); `--only dispatch|reconcile|memory|wake` one section (for profiling).
 struct Configuration {
     var dispatchActions = 1_000_000
     var dispatchRuns = 5
@@ -11,13 +11,16 @@ struct Configuration {
     var channelCycleBudget = 200_000
     var memoryK = 100_000
     var memoryRuns = 5
+    var wakeCheckpoints = [0, 10_000, 20_000, 40_000]
+    var wakeWindow = 1_000
+    var wakeRuns = 3
     var sections: Set<Section> = Set(Section.allCases)
     var quick = false
 
-    enum Section: String, CaseIterable { case dispatch, reconcile, memory }
+    enum Section: String, CaseIterable { case dispatch, reconcile, memory, wake }
 
     static let usage = """
-        usage: rexbench [--quick] [--only dispatch|reconcile|memory]
+        usage: rexbench [--quick] [--only dispatch|reconcile|memory|wake]
         """
 
     init(arguments: [String]) throws {
@@ -33,6 +36,9 @@ struct Configuration {
                 channelCycleBudget = 50_000
                 memoryK = 20_000
                 memoryRuns = 3
+                wakeCheckpoints = [0, 5_000, 10_000]
+                wakeWindow = 500
+                wakeRuns = 1
             case "--only":
                 guard let name = rest.popFirst(), let section = Section(rawValue: name) else {
                     throw ConfigurationError.bad(Self.usage)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The final table: each target of the issue, the figure measured against it, PASS or MISS.
 struct Summary {
     private var table = Table("Summary — targets", header: ["target", "goal", "measured (median)", "reference (original)", "verdict"])
@@ -37,6 +39,15 @@ struct Summary {
     mutating func memory(_ result: MemoryBenchmark.Result) {
         add("bytes / live channel (K=\(Format.count(result.k)))", goal: "≤ 2 KiB",
             measured: Format.bytes(result.rssPerChannel.median), reference: "—", pass: result.rssPerChannel.median <= 2048)
+    }
+
+    /// Not a target of the issue, but a regression check: a wake-up must not cost more as the store ages.
+    mutating func wake(_ points: [WakeBenchmark.Point]) {
+        guard let first = points.first, let last = points.last, points.count > 1 else { return }
+        let ratio = last.perRoundTrip.median / first.perRoundTrip.median
+        add("round trip after \(Format.count(last.age)) wake-ups", goal: "≤ 2× a new store's",
+            measured: String(format: "%.1f× (%@ vs %@)", ratio, Format.time(last.perRoundTrip.median), Format.time(first.perRoundTrip.median)),
+            reference: "—", pass: ratio <= 2)
     }
 
     func print() {

@@ -1,12 +1,17 @@
 import Foundation
 
 // rexbench — SwiftRex performance figures: dispatch throughput, reconcile cost, memory per channel.
-// Run with `swift run -c release rexbench [--quick] [--only dispatch|reconcile|memory]`.
+// Run with `swift run -c release rexbench [--quick] [--only dispatch|reconcile|memory|wake]`.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "--memory-child", arguments.count == 2, let k = Int(arguments[1]) {
     await MemoryProbe.runChild(k: k)
+    exit(0)
+}
+
+if let profile = ProfileMode.parse(arguments) {
+    await ProfileMode.run(k: profile.k, churn: profile.churn, cycles: profile.cycles)
     exit(0)
 }
 
@@ -33,6 +38,11 @@ if configuration.sections.contains(.reconcile) {
 }
 if configuration.sections.contains(.memory) {
     summary.memory(try MemoryBenchmark.run(k: configuration.memoryK, runs: configuration.memoryRuns))
+}
+if configuration.sections.contains(.wake) {
+    summary.wake(await WakeBenchmark.run(
+        checkpoints: configuration.wakeCheckpoints, window: configuration.wakeWindow, runs: configuration.wakeRuns
+    ))
 }
 summary.print()
 print("\ntotal benchmark time: \(Format.time((ContinuousClock.now - benchmarkStart).seconds))")
