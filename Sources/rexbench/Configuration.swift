@@ -11,9 +11,9 @@ struct Configuration {
     var channelCycleBudget = 200_000
     var memoryK = 100_000
     var memoryRuns = 5
-    var wakeCheckpoints = [0, 10_000, 20_000, 40_000]
+    var wakeCheckpoints = [0, 10_000, 20_000, 30_000]
     var wakeWindow = 1_000
-    var wakeRuns = 3
+    var wakeRuns = 2
     var sections: Set<Section> = Set(Section.allCases)
     var quick = false
 

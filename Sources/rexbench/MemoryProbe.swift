@@ -3,6 +3,9 @@ import SwiftRex
 
 /// Reads this process's memory use.
 enum MemoryProbe {
+    /// How many times the child recreates every channel before its second reading.
+    static let churnRounds = 6
+
     /// Resident set size, from `/proc/self/statm` (second field, in pages).
     static func residentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
@@ -20,7 +23,8 @@ enum MemoryProbe {
     }
 
     /// The child side of the memory benchmark: opens `k` channels in this fresh process and prints
-    /// `rss=<bytes> live=<n>` — the growth from just before the store was created.
+    /// `rss=<bytes> churned=<bytes> live=<n>` — the growth from just before the store was created,
+    /// right after opening and again after every channel was recreated `churnRounds` times.
     static func runChild(k: Int) async {
         let executor = ThreadExecutor(name: "rexbench.memory")
         // Warm the runtime and the executor with a tiny store first, so their one-off costs are
@@ -35,8 +39,15 @@ enum MemoryProbe {
         await store.waitUntilIdle()
         trim()
         let rssAfter = residentBytes()
+        // Then recreate every channel `churnRounds` times (each recreate adds history events).
+        for _ in 0..<churnRounds {
+            store.dispatch(.rekey(count: k))
+            await store.waitUntilIdle()
+        }
+        trim()
+        let rssChurned = residentBytes()
         let live = await store.keep().counters.liveChannels
-        print("rss=\(rssAfter - rssBefore) live=\(live)")
+        print("rss=\(rssAfter - rssBefore) churned=\(rssChurned - rssBefore) live=\(live)")
         withExtendedLifetime(store) {}
     }
 }

@@ -39,6 +39,8 @@ struct Summary {
     mutating func memory(_ result: MemoryBenchmark.Result) {
         add("bytes / live channel (K=\(Format.count(result.k)))", goal: "≤ 2 KiB",
             measured: Format.bytes(result.rssPerChannel.median), reference: "—", pass: result.rssPerChannel.median <= 2048)
+        add("bytes / channel after \(MemoryProbe.churnRounds) recreates each", goal: "≤ 2 KiB",
+            measured: Format.bytes(result.churnedPerChannel.median), reference: "—", pass: result.churnedPerChannel.median <= 2048)
     }
 
     /// Not a target of the issue, but a regression check: a wake-up must not cost more as the store ages.
