@@ -6,25 +6,20 @@ import SwiftRex
 /// so every action is its own batch and costs the store one wake-up (`Mailbox` → `DrainTarget`
 /// → executor). Windows of `window` round trips are timed after `checkpoints` round trips have
 /// already happened on the same store. A healthy store costs the same at every age; a cost that
-/// grows with age means each wake-up does work proportional to the wake-ups before it. RSS growth
-/// per round trip (after `malloc_trim`) is reported alongside.
+/// grows with age means each wake-up does work proportional to the wake-ups before it.
 enum WakeBenchmark {
     struct Point {
         let age: Int
         let perRoundTrip: Sample
-        let rss: Int
     }
 
     static func run(checkpoints: [Int], window: Int, runs: Int) async -> [Point] {
         let executor = ThreadExecutor(name: "rexbench.wake")
         defer { executor.stop() }
         var samplesByAge: [Int: [Double]] = [:]
-        var rssByAge: [Int: [Double]] = [:]
         for _ in 0..<runs {
             let store = Store(initial: 0, behavior: DispatchBenchmark.counter, executor: .custom(executor))
             var done = 0
-            MemoryProbe.trim()
-            let rssStart = MemoryProbe.residentBytes()
             for age in checkpoints {
                 while done < age {
                     store.dispatch(.increment)
@@ -39,24 +34,22 @@ enum WakeBenchmark {
                 }
                 let elapsed = clock.now - start
                 done += window
-                MemoryProbe.trim()
                 samplesByAge[age, default: []].append(elapsed.seconds / Double(window))
-                rssByAge[age, default: []].append(Double(MemoryProbe.residentBytes() - rssStart))
             }
             precondition(store.state == done)
             await store.release()
         }
         let points = checkpoints.map { age in
-            Point(age: age, perRoundTrip: Sample(samplesByAge[age]!), rss: Int(Sample(rssByAge[age]!).median))
+            Point(age: age, perRoundTrip: Sample(samplesByAge[age]!))
         }
         var table = Table(
             "4. One action per batch: round-trip cost as the store ages — \(runs) runs, windows of \(Format.count(window))",
-            header: ["wake-ups before window", "round trip median", "min – max", "RSS growth since store init"]
+            header: ["wake-ups before window", "round trip median", "min – max"]
         )
         for p in points {
             table.add([
                 Format.count(p.age), Format.time(p.perRoundTrip.median),
-                "\(Format.time(p.perRoundTrip.min)) – \(Format.time(p.perRoundTrip.max))", Format.bytes(Double(p.rss)),
+                "\(Format.time(p.perRoundTrip.min)) – \(Format.time(p.perRoundTrip.max))",
             ])
         }
         table.notes = [
