@@ -1,0 +1,60 @@
+import Foundation
+
+/// The final table: each target of the issue, the figure measured against it, PASS or MISS.
+struct Summary {
+    private var table = Table("Summary — targets", header: ["target", "goal", "measured (median)", "reference (original)", "verdict"])
+    private(set) var misses = 0
+
+    init() {}
+
+    mutating func add(_ target: String, goal: String, measured: String, reference: String, pass: Bool) {
+        table.add([target, goal, measured, reference, pass ? "PASS" : "MISS"])
+        if !pass { misses += 1 }
+    }
+
+    mutating func dispatch(_ results: [(DispatchBenchmark.Mode, Sample)]) {
+        for (mode, sample) in results {
+            add(
+                "dispatch \(mode.shortLabel)", goal: "≥ 4 M/s",
+                measured: "\(Format.rate(sample.median))/s", reference: "~0.8 M/s", pass: sample.median >= 4e6
+            )
+        }
+    }
+
+    mutating func reconcile(_ results: [ReconcileBenchmark.Result]) {
+        for r in results where r.k == 10_000 {
+            switch r.churn {
+            case .none:
+                add("K=10,000 unchanged set", goal: "≤ 1 ms", measured: Format.time(r.total.median),
+                    reference: "28–32 ms", pass: r.total.median <= 1e-3)
+            case .rekey(1), .replace(1):
+                add("K=10,000 \(r.churn.label)", goal: "≤ 3 ms", measured: Format.time(r.total.median),
+                    reference: "28–32 ms", pass: r.total.median <= 3e-3)
+            default:
+                break
+            }
+        }
+    }
+
+    mutating func memory(_ result: MemoryBenchmark.Result) {
+        add("bytes / live channel (K=\(Format.count(result.k)))", goal: "≤ 2 KiB",
+            measured: Format.bytes(result.rssPerChannel.median), reference: "—", pass: result.rssPerChannel.median <= 2048)
+        add("bytes / channel after \(MemoryProbe.churnRounds) recreates each", goal: "≤ 2 KiB",
+            measured: Format.bytes(result.churnedPerChannel.median), reference: "—", pass: result.churnedPerChannel.median <= 2048)
+    }
+
+    /// Not a target of the issue, but a regression check: a wake-up must not cost more as the store ages.
+    mutating func wake(_ points: [WakeBenchmark.Point]) {
+        guard let first = points.first, let last = points.last, points.count > 1 else { return }
+        let ratio = last.perRoundTrip.median / first.perRoundTrip.median
+        add("round trip after \(Format.count(last.age)) wake-ups", goal: "≤ 2× a new store's",
+            measured: String(format: "%.1f× (%@ vs %@)", ratio, Format.time(last.perRoundTrip.median), Format.time(first.perRoundTrip.median)),
+            reference: "—", pass: ratio <= 2)
+    }
+
+    func print() {
+        var table = self.table
+        table.notes = ["Reconcile figures are supervise + diff per cycle (engine counters); dispatch is actions/s."]
+        table.print()
+    }
+}
