@@ -12,12 +12,14 @@ import CZMQ
 @usableFromInline
 final class ZMQFramePool {
     /// Pointers to the slots; the slots themselves never move.
-    private(set) var slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>
+    // Unchecked exclusivity for the per-message hot path: the pool is confined to its socket's
+    // thread and every access is a short, non-overlapping read or write.
+    @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>
     /// Data pointer and size of each received slot (valid until the slot's next receive).
     @usableFromInline
-    private(set) var buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>
-    private var capacity: Int
-    private var initialized = 0
+    @exclusivity(unchecked) private(set) var buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var initialized = 0
 
     init() {
         capacity = 4

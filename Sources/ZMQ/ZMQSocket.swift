@@ -32,7 +32,10 @@ public final class ZMQSocket {
     /// The context this socket belongs to (kept alive until the socket is closed).
     public let context: ZMQContext
     /// The libzmq socket, or nil once closed.
-    var handle: UnsafeMutableRawPointer?
+    ///
+    /// Unchecked exclusivity: read on every send/receive, written only by `close()`; the socket
+    /// is confined to one thread (non-Sendable) and no access ever overlaps another.
+    @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
     /// Message slots for zero-copy multipart receive (fixed addresses, never copied).
     @usableFromInline let frames = ZMQFramePool()
 

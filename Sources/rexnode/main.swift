@@ -1,3 +1,5 @@
+import Foundation
 import RexNode
 
-print("rexnode")
+// Thin entry point: everything lives in RexNode so tests can drive it.
+exit(await NodeCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))

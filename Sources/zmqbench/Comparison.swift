@@ -46,18 +46,24 @@ struct Comparison {
 
         var swiftResults: [String: [Double]] = [:]
         var cResults: [String: [Double]] = [:]
+        var pairedRatios: [String: [Double]] = [:]  // Swift/C of the two runs made back to back
         let started = ContinuousClock.now
         for rep in 1...reps {
             for item in cases {
                 let order = rep % 2 == 1 ? [true, false] : [false, true]
+                var pair: [Bool: Double] = [:]
                 for isSwift in order {
                     if !isSwift && !cAvailable { continue }
                     let value = measure(item, swift: isSwift, rep: rep)
                     if let value {
+                        pair[isSwift] = value
                         if isSwift { swiftResults[item.name, default: []].append(value) } else {
                             cResults[item.name, default: []].append(value)
                         }
                     }
+                }
+                if let s = pair[true], let c = pair[false], c > 0 {
+                    pairedRatios[item.name, default: []].append(s / c)
                 }
             }
         }
@@ -69,8 +75,8 @@ struct Comparison {
               + "median [min–max]; throughput: [12 B topic, payload] PUB→SUB, HWM 0; "
               + "wall time \(elapsed.components.seconds) s")
         print("")
-        print("| case | metric | Swift | C | Swift/C |")
-        print("|---|---|---:|---:|---:|")
+        print("| case | metric | Swift | C | Swift/C (medians) | Swift/C (median of paired runs) |")
+        print("|---|---|---:|---:|---:|---:|")
         for item in cases {
             let swift = swiftResults[item.name] ?? []
             let c = cResults[item.name] ?? []
@@ -80,7 +86,9 @@ struct Comparison {
             } else {
                 ratio = "–"
             }
-            print("| \(item.name) | \(item.metric == "msg_s" ? "msg/s" : "cycles/s") | \(format(swift)) | \(format(c)) | \(ratio) |")
+            let paired = median(pairedRatios[item.name] ?? []).map { String(format: "%.0f %%", 100 * $0) } ?? "–"
+            print("| \(item.name) | \(item.metric == "msg_s" ? "msg/s" : "cycles/s") | \(format(swift)) | \(format(c)) "
+                  + "| \(ratio) | \(paired) |")
         }
     }
 

@@ -62,6 +62,29 @@ public struct Channel<Action: Sendable>: Sendable {
         )
     }
 
+    /// Declares a channel fed only by `Effect.broadcast` (its value type need not be hashable).
+    public init<Value: Sendable>(
+        id: some Hashable & Sendable,
+        lifetime: ChannelLifetime = .permanent,
+        delivery: ChannelDelivery = .immediate,
+        file: String = #fileID,
+        function: String = #function,
+        line: UInt = #line,
+        receiving body: @escaping @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
+    ) {
+        let source = ActionSource(file: file, function: function, line: line)
+        self.init(
+            id: AnyHashableSendable(id),
+            lifetime: lifetime,
+            delivery: Self.sanitized(delivery),
+            source: source,
+            payload: .none,
+            opener: ChannelOpener { send, _ in
+                ErasedChannelHandler(body { action in send(DispatchedAction(action, source: source)) })
+            }
+        )
+    }
+
     init(
         id: AnyHashableSendable,
         lifetime: ChannelLifetime,

@@ -28,6 +28,7 @@ final class Mailbox<Action: Sendable>: Sendable {
         var items: [MailboxItem<Action>] = []
         var drainScheduled = false
         var closed = false
+        var maxDepth = 0
     }
 
     private let queue = Mutex(Queue())
@@ -46,6 +47,7 @@ final class Mailbox<Action: Sendable>: Sendable {
         let (accepted, wake) = queue.withLock { queue -> (Bool, Bool) in
             guard !queue.closed else { return (false, false) }
             queue.items.append(item)
+            if queue.items.count > queue.maxDepth { queue.maxDepth = queue.items.count }
             guard !queue.drainScheduled else { return (true, false) }
             queue.drainScheduled = true
             return (true, true)
@@ -73,6 +75,9 @@ final class Mailbox<Action: Sendable>: Sendable {
             if spare.isEmpty { queue.drainScheduled = false }
         }
     }
+
+    /// Items waiting now, and the most ever waiting at once.
+    var depth: (current: Int, max: Int) { queue.withLock { ($0.items.count, $0.maxDepth) } }
 
     /// Whether items are queued or a drain is scheduled.
     var isBusy: Bool { queue.withLock { !$0.items.isEmpty || $0.drainScheduled } }

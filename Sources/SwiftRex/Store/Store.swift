@@ -91,6 +91,9 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
         }
     }
 
+    /// How many inputs wait in the mailbox now, and the most that ever waited at once.
+    public var mailboxDepth: (current: Int, max: Int) { runtime.mailbox.depth }
+
     /// The engine's keep set and counters, read on the store's executor.
     public func keep() async -> KeepSnapshot {
         await runtime.keepSnapshot()

@@ -1,0 +1,141 @@
+public import SwiftRex
+
+/// The node's behavior: feeds, peers, follows, publish and membership.
+///
+/// All of it is a function of `NodeState`: the reducer records what happened, and `supervise`
+/// declares the channels the state implies — the engine opens, recreates and cancels sockets and
+/// subscriptions to match.
+public enum NodeFeature {
+    /// The channel ids of the node (follows add `follow[<name>]` through the collection lift).
+    static let publisherID = "pub"
+    static let heartbeatID = "heartbeat"
+    static let membershipID = "membership"
+    static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
+    static func peerID(_ id: String) -> String { "peer[\(id)]" }
+
+    /// The complete node behavior.
+    public static var behavior: Behavior<NodeAction, NodeState, NodeEnvironment> {
+        Behavior<NodeAction, NodeState, NodeEnvironment>
+            .reduce(reduce)
+            .produce { action, _ in
+                if case .publish(let topic, let payload) = action {
+                    return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherID)
+                }
+                return .empty
+            }
+            .supervise { state in Supervision { env in nodeChannels(state, env) } }
+            .combined(with: FollowFeature.behavior.liftCollection(
+                action: { action in
+                    guard case .received(let message) = action else { return nil }
+                    return (message.name, FollowEvent.message(
+                        topic: message.topic, sender: message.sender, sequence: message.sequence, value: message.value
+                    ))
+                },
+                embed: { name, event in
+                    switch event {
+                    case .message(let topic, let sender, let sequence, let value):
+                        .received(Received(name: name, topic: topic, sender: sender, sequence: sequence, value: value))
+                    }
+                },
+                stateDictionary: \NodeState.follows
+            ))
+    }
+
+    static func reduce(_ action: NodeAction, _ state: inout NodeState) {
+        switch action {
+        case .set(let topic, let value):
+            state.feeds[topic] = Feed(value: value)
+        case .unset(let topic):
+            state.feeds[topic] = nil
+        case .follow(let name, let topic, let from):
+            let endpoint = from.flatMap { state.peers[$0]?.endpoint }
+            if state.follows[name] != nil {
+                state.follows[name]!.topic = topic
+                state.follows[name]!.from = from
+                state.follows[name]!.endpoint = endpoint
+            } else {
+                state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
+            }
+        case .unfollow(let name):
+            state.follows[name] = nil
+        case .publish:
+            break
+        case .addPeer(let id, let endpoint):
+            if state.peers[id]?.endpoint != endpoint { state.peers[id] = Peer(endpoint: endpoint) }
+            resolveEndpoints(of: id, in: &state)
+        case .removePeer(let id):
+            state.peers[id] = nil
+            resolveEndpoints(of: id, in: &state)
+        case .received:
+            break   // the follow's own reducer (collection lift) records it
+        case .heartbeat(let from, let sequence, let atMs):
+            guard var peer = state.peers[from] else { return }
+            if let last = peer.lastHeartbeat, sequence > last + 1 { peer.gaps += Int(sequence - last - 1) }
+            peer.lastHeartbeat = sequence
+            peer.lastSeenMs = atMs
+            peer.status = .alive
+            state.peers[from] = peer
+        case .tick(let nowMs):
+            state.nowMs = nowMs
+            let interval = max(state.settings.heartbeatIntervalMs, 1)
+            for id in state.peers.keys {
+                guard let seen = state.peers[id]!.lastSeenMs else { continue }
+                let missed = (nowMs - seen) / interval
+                state.peers[id]!.status = missed >= 5 ? .gone : missed >= 2 ? .suspect : .alive
+            }
+        }
+    }
+
+    private static func resolveEndpoints(of peer: String, in state: inout NodeState) {
+        for name in state.follows.keys where state.follows[name]!.from == peer {
+            state.follows[name]!.endpoint = state.peers[peer]?.endpoint
+        }
+    }
+
+    /// Every channel the state implies, apart from follows.
+    static func nodeChannels(_ state: NodeState, _ env: NodeEnvironment) -> Keep<NodeAction> {
+        var keep: Keep<NodeAction> = [
+            NodeChannels.publisher(env),
+            NodeChannels.heartbeat(nodeID: state.id, env),
+            NodeChannels.membership(env),
+        ]
+        for topic in state.feeds.keys.sorted() {
+            keep.append(NodeChannels.feed(topic: topic, value: state.feeds[topic]!.value, env))
+        }
+        for id in state.peers.keys.sorted() {
+            keep.append(NodeChannels.peer(id: id, endpoint: state.peers[id]!.endpoint, env))
+        }
+        return keep
+    }
+}
+
+/// What happens to one follow.
+enum FollowEvent: Sendable, Equatable {
+    case message(topic: String, sender: String, sequence: UInt64, value: String)
+}
+
+/// One follow's behavior, lifted over `NodeState.follows` with element-scoped channel ids.
+enum FollowFeature {
+    static var behavior: Behavior<FollowEvent, Follow, NodeEnvironment> {
+        Behavior<FollowEvent, Follow, NodeEnvironment>
+            .reduce { event, follow in
+                switch event {
+                case .message(let topic, let sender, let sequence, let value):
+                    let key = "\(sender) \(topic)"
+                    if let last = follow.lastSequence[key], sequence > last + 1 { follow.gaps += Int(sequence - last - 1) }
+                    follow.lastSequence[key] = max(sequence, follow.lastSequence[key] ?? 0)
+                    follow.count += 1
+                    follow.lastValue = value
+                    follow.lastTopic = topic
+                    follow.lastSender = sender
+                }
+            }
+            .supervise { follow in
+                Supervision { env in
+                    // A follow from a peer that is not known yet waits for it: no channel.
+                    if follow.from != nil, follow.endpoint == nil { return [] }
+                    return [NodeChannels.follow(topic: follow.topic, endpoint: follow.from == nil ? nil : follow.endpoint, env)]
+                }
+            }
+    }
+}

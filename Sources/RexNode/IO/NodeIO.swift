@@ -1,0 +1,267 @@
+import ZMQ
+
+/// The node's sockets and their bookkeeping. Lives on the reactor thread (see `ReactorBound`).
+///
+/// Few sockets, many subscriptions: one XPUB publishes every message of the node; one shared SUB
+/// connects to every peer and carries every follow without `from`, as reference-counted
+/// subscriptions, so a topic change costs an UNSUBSCRIBE and a SUBSCRIBE, not a new socket.
+/// Only a follow `from` one peer owns a dedicated SUB socket.
+final class NodeIO {
+    struct Counters {
+        var published = 0
+        var received = 0
+        var hwmDrops = 0
+        var malformed = 0
+        var socketsOpen = 0
+    }
+
+    /// One delivery target for messages matching a pattern.
+    private struct Route {
+        let pattern: TopicPattern
+        let deliver: (WireMessage) -> Void
+    }
+
+    private final class Dedicated {
+        let socket: ZMQSocket
+        var reader: ReaderToken?
+        let pattern: TopicPattern
+        let deliver: (WireMessage) -> Void
+
+        init(socket: ZMQSocket, pattern: TopicPattern, deliver: @escaping (WireMessage) -> Void) {
+            self.socket = socket
+            self.pattern = pattern
+            self.deliver = deliver
+        }
+    }
+
+    let nodeID: String
+    let context: ZMQContext
+    let reactor: Reactor
+    let publisher: ZMQSocket
+    let subscriber: ZMQSocket
+    let log: NodeLogger
+    private(set) var counters = Counters()
+
+    private var routes: [UInt64: Route] = [:]
+    private var exactRoutes: [String: [UInt64]] = [:]
+    private var prefixRoutes: [UInt64] = []
+    private var subscriptionCounts: [[UInt8]: Int] = [:]
+    private var sequences: [String: UInt64] = [:]
+    private var dedicated: [UInt64: Dedicated] = [:]
+    private var connected: [String: Int] = [:]
+    private var nextID: UInt64 = 0
+    private var readers: [ReaderToken] = []
+    private var topicBuffer: [UInt8] = []
+    private var headerBuffer: [UInt8] = []
+
+    /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
+    init(nodeID: String, context: ZMQContext, reactor: Reactor, pubEndpoint: String, log: NodeLogger) throws(ZMQError) {
+        reactor.checkIsolated()
+        self.nodeID = nodeID
+        self.context = context
+        self.reactor = reactor
+        self.log = log
+        let publisher = try context.socket(.xpub)
+        // Every option before bind: options set later do not reach tcp/ipc connections.
+        try publisher.setOption(.sendHighWaterMark, 100_000)
+        try publisher.setOption(.xpubNoDrop, true)
+        do {
+            try publisher.bind(pubEndpoint)
+        } catch {
+            publisher.close()
+            throw error
+        }
+        let subscriber: ZMQSocket
+        do {
+            subscriber = try context.socket(.sub)
+            try subscriber.setOption(.receiveHighWaterMark, 0)
+        } catch {
+            publisher.close()
+            throw error
+        }
+        self.publisher = publisher
+        self.subscriber = subscriber
+        counters.socketsOpen = 2
+        readers.append(reactor.addReader(publisher) { [unowned self] in drainSubscriptionFrames() })
+        readers.append(reactor.addReader(subscriber) { [unowned self] in drain(subscriber, into: nil) })
+    }
+
+    /// The resolved publisher endpoint (the real port when bound to `:*`).
+    var pubEndpoint: String { ((try? publisher.lastEndpoint) ?? nil) ?? "" }
+
+    // MARK: - Publishing
+
+    /// Sends `[topic\0, "node sequence", value]`; a full queue counts as an HWM drop.
+    @discardableResult
+    func publish(topic: String, value: String) -> Bool {
+        let sequence = (sequences[topic] ?? 0) + 1
+        topicBuffer.removeAll(keepingCapacity: true)
+        topicBuffer.append(contentsOf: topic.utf8)
+        topicBuffer.append(0)
+        headerBuffer.removeAll(keepingCapacity: true)
+        headerBuffer.append(contentsOf: nodeID.utf8)
+        headerBuffer.append(UInt8(ascii: " "))
+        headerBuffer.append(contentsOf: String(sequence).utf8)
+        do {
+            let accepted = try topicBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
+            guard accepted else {
+                counters.hwmDrops += 1
+                return false
+            }
+            _ = try headerBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
+            var value = value
+            _ = try value.withUTF8 { try publisher.send(UnsafeRawBufferPointer($0), flags: [.dontWait]) }
+        } catch {
+            log.error("publish_failed", ["topic": topic, "error": "\(error)"])
+            return false
+        }
+        sequences[topic] = sequence
+        counters.published += 1
+        return true
+    }
+
+    // MARK: - Shared subscriptions
+
+    /// Routes messages matching `pattern` (from any connected peer) to `deliver`; subscribes on
+    /// the shared socket when this is the first route for that pattern.
+    func addRoute(_ pattern: TopicPattern, _ deliver: @escaping (WireMessage) -> Void) -> UInt64 {
+        nextID += 1
+        routes[nextID] = Route(pattern: pattern, deliver: deliver)
+        switch pattern {
+        case .exact(let topic): exactRoutes[topic, default: []].append(nextID)
+        case .prefix: prefixRoutes.append(nextID)
+        }
+        let subscription = pattern.subscription
+        subscriptionCounts[subscription, default: 0] += 1
+        if subscriptionCounts[subscription] == 1 {
+            do { try subscriber.subscribe(subscription) } catch { log.error("subscribe_failed", ["error": "\(error)"]) }
+        }
+        return nextID
+    }
+
+    /// Removes a route; unsubscribes when it was the last one for its pattern.
+    func removeRoute(_ id: UInt64) {
+        guard let route = routes.removeValue(forKey: id) else { return }
+        switch route.pattern {
+        case .exact(let topic):
+            exactRoutes[topic]?.removeAll { $0 == id }
+            if exactRoutes[topic]?.isEmpty == true { exactRoutes[topic] = nil }
+        case .prefix:
+            prefixRoutes.removeAll { $0 == id }
+        }
+        let subscription = route.pattern.subscription
+        subscriptionCounts[subscription, default: 1] -= 1
+        if subscriptionCounts[subscription] == 0 {
+            subscriptionCounts[subscription] = nil
+            do { try subscriber.unsubscribe(subscription) } catch { log.error("unsubscribe_failed", ["error": "\(error)"]) }
+        }
+    }
+
+    /// How many distinct subscriptions the shared socket holds.
+    var sharedSubscriptionCount: Int { subscriptionCounts.count }
+
+    /// Connects the shared subscriber to a peer's publisher.
+    func connect(_ endpoint: String) throws(ZMQError) {
+        connected[endpoint, default: 0] += 1
+        guard connected[endpoint] == 1 else { return }
+        do {
+            try subscriber.connect(endpoint)
+        } catch {
+            connected[endpoint] = nil
+            throw error
+        }
+    }
+
+    func disconnect(_ endpoint: String) {
+        guard let count = connected[endpoint] else { return }
+        if count > 1 {
+            connected[endpoint] = count - 1
+            return
+        }
+        connected[endpoint] = nil
+        try? subscriber.disconnect(endpoint)
+    }
+
+    // MARK: - Dedicated subscriptions (follows `from` one peer)
+
+    /// Opens a SUB socket connected to `endpoint` only and subscribed to `pattern`.
+    func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping (WireMessage) -> Void) throws(ZMQError) -> UInt64 {
+        let socket = try context.socket(.sub)
+        do {
+            try socket.setOption(.receiveHighWaterMark, 0)
+            try socket.subscribe(pattern.subscription)
+            try socket.connect(endpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+        nextID += 1
+        let entry = Dedicated(socket: socket, pattern: pattern, deliver: deliver)
+        entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
+        dedicated[nextID] = entry
+        counters.socketsOpen += 1
+        return nextID
+    }
+
+    func closeDedicated(_ id: UInt64) {
+        guard let entry = dedicated.removeValue(forKey: id) else { return }
+        if let reader = entry.reader { reactor.removeReader(reader) }
+        entry.socket.close()
+        counters.socketsOpen -= 1
+    }
+
+    // MARK: - Receiving
+
+    /// Reads what is queued (bounded, for fairness) and routes each message.
+    private func drain(_ socket: ZMQSocket, into target: Dedicated?) {
+        for _ in 0..<1024 {
+            let message: WireMessage??
+            do {
+                message = try socket.tryReceive { frames in WireMessage.parse(frames) }
+            } catch {
+                log.error("receive_failed", ["error": "\(error)"])
+                return
+            }
+            guard let message else { return }           // nothing more queued
+            guard let message else {                     // not our format
+                counters.malformed += 1
+                continue
+            }
+            counters.received += 1
+            if let target {
+                if target.pattern.matches(message.topic) { target.deliver(message) }
+            } else {
+                route(message)
+            }
+        }
+    }
+
+    private func route(_ message: WireMessage) {
+        if let ids = exactRoutes[message.topic] {
+            for id in ids { routes[id]?.deliver(message) }
+        }
+        for id in prefixRoutes {
+            guard let route = routes[id], route.pattern.matches(message.topic) else { continue }
+            route.deliver(message)
+        }
+    }
+
+    /// XPUB receives subscription frames; nothing needs them, but they must be read.
+    private func drainSubscriptionFrames() {
+        for _ in 0..<1024 {
+            guard (try? publisher.tryReceive { _ in () }) ?? nil != nil else { return }
+        }
+    }
+
+    // MARK: - Shutdown
+
+    /// Closes every socket (on the reactor thread).
+    func close() {
+        for reader in readers { reactor.removeReader(reader) }
+        readers.removeAll()
+        for id in Array(dedicated.keys) { closeDedicated(id) }
+        publisher.close()
+        subscriber.close()
+        counters.socketsOpen = 0
+    }
+}

@@ -1,0 +1,249 @@
+import Dispatch
+import Foundation
+import Synchronization
+public import SwiftRex
+public import ZMQ
+
+/// A serial executor backed by one dedicated thread that owns every ZeroMQ socket of a node.
+///
+/// The loop runs queued jobs, fires due timers, then `zmq_poll`s the registered sockets plus an
+/// `eventfd` with a timeout from the next due timer. Other threads hand work over with
+/// `execute` (or Swift concurrency jobs via `enqueue`), which appends to a locked queue and
+/// writes the eventfd only if the loop is (about to be) blocked in poll.
+///
+/// Why this is safe: libzmq sockets are not thread-safe, and every socket of a node is created,
+/// read, written and closed by closures running on this one thread — the store runs on this
+/// executor, so channel bodies, handlers and reconcile do too. The reactor's own loop state
+/// (poller, readers, timers) is likewise only touched on this thread; the thread-only methods
+/// check it with a precondition.
+public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `jobs`, `polling`, `stopping` and `threadID` are Mutex/Atomic;
+    // `loop` is only ever accessed on the reactor thread (every accessor asserts `isCurrent`).
+
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let polling = Atomic<Bool>(false)
+    private let stopping = Atomic<Bool>(false)
+    private let threadID = Atomic<UInt>(0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let wake = WakeSignal()
+    private let loop = LoopState()
+    public let name: String
+
+    /// Starts the reactor thread.
+    public init(name: String = "rex-reactor") {
+        self.name = name
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.stackSize = 1 << 22
+        thread.start()
+        while threadID.load(ordering: .acquiring) == 0 { usleep(50) }
+    }
+
+    // MARK: - Executor
+
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(work) }
+        if polling.load(ordering: .sequentiallyConsistent) { wake.signal() }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        execute { job.runSynchronously(on: executor) }
+    }
+
+    public func checkIsolated() {
+        precondition(isCurrent, "not on reactor thread \(name)")
+    }
+
+    /// Whether the caller runs on the reactor thread.
+    public var isCurrent: Bool { threadID.load(ordering: .relaxed) == Self.currentThread }
+
+    /// Runs `body` on the reactor thread and waits for its result. Never call it from the
+    /// reactor thread itself (it would deadlock; it runs inline there instead).
+    public func sync<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) throws -> Value {
+        if isCurrent { return try body() }
+        let outcome = Mutex<Result<Value, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        execute {
+            let result = Result<Value, any Error> { try body() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+
+    /// Stops the loop after the jobs already queued and waits for the thread to exit.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        wake.signal()
+        if !isCurrent { finished.wait() }
+    }
+
+    // MARK: - Thread-only: readers and timers
+
+    /// Calls `handler` on the reactor thread whenever `socket` is readable.
+    public func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
+        checkIsolated()
+        return loop.addReader(socket, handler)
+    }
+
+    /// Stops watching a socket (before closing it).
+    public func removeReader(_ token: ReaderToken) {
+        checkIsolated()
+        loop.removeReader(token)
+    }
+
+    /// Calls `body` after `delay`, then every `interval` if given, on the reactor thread.
+    @discardableResult
+    public func schedule(after delay: Duration, every interval: Duration? = nil, _ body: @escaping () -> Void) -> TimerToken {
+        checkIsolated()
+        return loop.schedule(at: ContinuousClock.now + delay, every: interval, body)
+    }
+
+    public func cancelTimer(_ token: TimerToken) {
+        checkIsolated()
+        loop.cancelTimer(token)
+    }
+
+    // MARK: - Loop
+
+    private func run() {
+        threadID.store(Self.currentThread, ordering: .releasing)
+        defer {
+            wake.close()
+            finished.signal()
+        }
+        var batch: [@Sendable () -> Void] = []
+        while true {
+            batch.removeAll(keepingCapacity: true)
+            jobs.withLock { swap(&$0, &batch) }
+            for job in batch { job() }
+            loop.fireDueTimers(now: ContinuousClock.now)
+            if stopping.load(ordering: .sequentiallyConsistent) {
+                if jobs.withLock({ $0.isEmpty }) { return }
+                continue
+            }
+            if !batch.isEmpty { continue }
+
+            polling.store(true, ordering: .sequentiallyConsistent)
+            if !jobs.withLock({ $0.isEmpty }) || stopping.load(ordering: .sequentiallyConsistent) {
+                polling.store(false, ordering: .sequentiallyConsistent)
+                continue
+            }
+            loop.poll(wake: wake, timeout: loop.timeUntilNextTimer(now: ContinuousClock.now))
+            polling.store(false, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    static var currentThread: UInt { UInt(pthread_self()) }
+}
+
+/// Identifies a registered reader.
+public struct ReaderToken: Hashable, Sendable {
+    let id: UInt64
+}
+
+/// Identifies a scheduled timer.
+public struct TimerToken: Hashable, Sendable {
+    let id: UInt64
+}
+
+/// The reactor loop's thread-only state: readers, the poller built from them, and timers.
+private final class LoopState {
+    struct Reader {
+        let socket: ZMQSocket
+        let handler: () -> Void
+    }
+
+    struct Timer {
+        var deadline: ContinuousClock.Instant
+        let interval: Duration?
+        let body: () -> Void
+    }
+
+    var readers: [UInt64: Reader] = [:]
+    var order: [UInt64] = []
+    var timers: [UInt64: Timer] = [:]
+    var nextID: UInt64 = 0
+    var poller = ZMQPoller(capacity: 8)
+    var pollerDirty = true
+    var wakeToken: ZMQPoller.Token?
+    var readerTokens: [(UInt64, ZMQPoller.Token)] = []
+
+    func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
+        nextID += 1
+        readers[nextID] = Reader(socket: socket, handler: handler)
+        order.append(nextID)
+        pollerDirty = true
+        return ReaderToken(id: nextID)
+    }
+
+    func removeReader(_ token: ReaderToken) {
+        guard readers.removeValue(forKey: token.id) != nil else { return }
+        order.removeAll { $0 == token.id }
+        pollerDirty = true
+    }
+
+    func schedule(at deadline: ContinuousClock.Instant, every interval: Duration?, _ body: @escaping () -> Void) -> TimerToken {
+        nextID += 1
+        timers[nextID] = Timer(deadline: deadline, interval: interval, body: body)
+        return TimerToken(id: nextID)
+    }
+
+    func cancelTimer(_ token: TimerToken) {
+        timers.removeValue(forKey: token.id)
+    }
+
+    func fireDueTimers(now: ContinuousClock.Instant) {
+        guard !timers.isEmpty else { return }
+        let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
+        for (id, timer) in due {
+            guard timers[id] != nil else { continue }   // cancelled by an earlier timer
+            if let interval = timer.interval {
+                var next = timer.deadline + interval
+                if next <= now { next = now + interval }  // fell behind: skip, do not burst
+                timers[id]?.deadline = next
+            } else {
+                timers.removeValue(forKey: id)
+            }
+            timer.body()
+        }
+    }
+
+    func timeUntilNextTimer(now: ContinuousClock.Instant) -> Duration {
+        guard let next = timers.values.map(\.deadline).min() else { return .seconds(1) }
+        return min(max(now.duration(to: next), .zero), .seconds(1))
+    }
+
+    func poll(wake: WakeSignal, timeout: Duration) {
+        if pollerDirty { rebuildPoller(wake: wake) }
+        let ready: Int
+        do {
+            ready = try poller.poll(timeout: timeout)
+        } catch {
+            // A socket closed between rebuilds, or the context is terminating: rebuild next turn.
+            pollerDirty = true
+            return
+        }
+        guard ready > 0 else { return }
+        if let wakeToken, poller.isReadable(wakeToken) { wake.drain() }
+        for (id, token) in readerTokens where poller.isReadable(token) {
+            // A handler may remove readers (its own or others'): check each is still registered.
+            readers[id]?.handler()
+        }
+    }
+
+    private func rebuildPoller(wake: WakeSignal) {
+        poller.removeAll()
+        wakeToken = poller.register(fileDescriptor: wake.fileDescriptor, for: .readable)
+        readerTokens.removeAll(keepingCapacity: true)
+        for id in order {
+            guard let reader = readers[id], !reader.socket.isClosed,
+                  let token = try? poller.register(reader.socket, for: .readable) else { continue }
+            readerTokens.append((id, token))
+        }
+        pollerDirty = false
+    }
+}

@@ -1,1 +1,0 @@
-// RexNode: a SwiftRex store on a reactor thread that owns ZeroMQ sockets.

@@ -1,0 +1,131 @@
+public import SwiftRex
+import Synchronization
+import ZMQ
+
+/// One running node: a store on its own reactor thread, its sockets, and its control endpoint.
+///
+/// ```swift
+/// let node = try Node.start(NodeConfiguration(id: "n1", pubEndpoint: "tcp://127.0.0.1:*",
+///                                            controlEndpoint: "tcp://127.0.0.1:*"))
+/// node.dispatch(.set(topic: "eu.prices", value: "42"))
+/// await node.stop()
+/// ```
+public final class Node: Sendable {
+    public let id: String
+    /// The resolved publisher endpoint (with the real port when bound to `:*`).
+    public let pubEndpoint: String
+    /// The resolved control endpoint.
+    public let controlEndpoint: String
+    public let store: Store<NodeAction, NodeState, NodeEnvironment>
+    public let reactor: Reactor
+    private let context: ZMQContext
+    private let io: ReactorBound<NodeIO>
+    private let control: ReactorBound<ControlService>
+    private let log: NodeLogger
+    private let stopped = Mutex(false)
+
+    private init(
+        id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
+        reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>, log: NodeLogger
+    ) {
+        self.id = id
+        self.pubEndpoint = pubEndpoint
+        self.controlEndpoint = controlEndpoint
+        self.store = store
+        self.reactor = reactor
+        self.context = context
+        self.io = io
+        self.control = control
+        self.log = log
+    }
+
+    /// Validates the configuration, binds the sockets and starts the store.
+    ///
+    /// - Throws: `NodeError` with `.invalidConfiguration` for bad input, `.socketFailure` when a
+    ///   socket cannot be bound (the message names the endpoint and the reason).
+    public static func start(_ configuration: NodeConfiguration, logger: NodeLogger? = nil) throws(NodeError) -> Node {
+        try configuration.validate()
+        let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel)
+        let context: ZMQContext
+        do { context = try ZMQContext() } catch {
+            throw NodeError(.socketFailure, "cannot create a ZeroMQ context: \(error)")
+        }
+        let reactor = Reactor(name: "rexnode-\(configuration.id)")
+        let startedAt = ContinuousClock.now
+        do {
+            let node = try reactor.sync { () throws -> Node in
+                let io = try NodeIO(
+                    nodeID: configuration.id, context: context, reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log
+                )
+                let controlSocket: ZMQSocket
+                do {
+                    controlSocket = try context.socket(.router)
+                    try controlSocket.bind(configuration.controlEndpoint)
+                } catch {
+                    io.close()
+                    throw error
+                }
+                let boundIO = ReactorBound(io, on: reactor)
+                var initial = NodeState(id: configuration.id, settings: configuration.settings)
+                for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }
+                let environment = NodeEnvironment(io: boundIO, settings: configuration.settings, startedAt: startedAt, log: log)
+                let store = Store(
+                    initial: initial, behavior: NodeFeature.behavior, environment: environment,
+                    executor: .custom(reactor),
+                    options: StoreOptions(onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
+                )
+                let controlEndpoint = ((try? controlSocket.lastEndpoint) ?? nil) ?? configuration.controlEndpoint
+                let service = ControlService(
+                    socket: controlSocket, reactor: reactor,
+                    node: .init(id: configuration.id, pub: io.pubEndpoint, control: controlEndpoint, startedAt: startedAt),
+                    store: store, io: io, log: log
+                )
+                service.start()
+                return Node(
+                    id: configuration.id, pubEndpoint: io.pubEndpoint, controlEndpoint: controlEndpoint, store: store,
+                    reactor: reactor, context: context, io: boundIO, control: ReactorBound(service, on: reactor), log: log
+                )
+            }
+            log.info("started", ["pub": node.pubEndpoint, "control": node.controlEndpoint, "peers": "\(configuration.peers.count)"])
+            return node
+        } catch let error as ZMQError {
+            reactor.stop()
+            try? context.terminate(timeout: .seconds(1))
+            throw NodeError(.socketFailure, error.description)
+        } catch {
+            reactor.stop()
+            try? context.terminate(timeout: .seconds(1))
+            throw NodeError(.socketFailure, "\(error)")
+        }
+    }
+
+    /// Queues an action on the node's store (from any thread).
+    public func dispatch(_ action: NodeAction) {
+        store.dispatch(action)
+    }
+
+    /// The node's state as of its last processed batch.
+    public var state: NodeState { store.state }
+
+    /// Stops accepting control requests, releases the store (every channel's cancel runs once),
+    /// closes every socket with linger 0, terminates the context and stops the reactor.
+    public func stop() async {
+        guard stopped.withLock({ already in defer { already = true }; return !already }) else { return }
+        log.info("stopping")
+        let control = self.control
+        try? reactor.sync { control.value.acceptingDispatch = false }
+        await store.release()
+        let io = self.io
+        try? reactor.sync {
+            control.value.close()
+            io.value.close()
+        }
+        do {
+            try context.terminate(timeout: .seconds(1))
+        } catch {
+            log.error("context_terminate_failed", ["error": "\(error)"])
+        }
+        reactor.stop()
+        log.info("stopped")
+    }
+}

@@ -1,0 +1,185 @@
+import Dispatch
+import Foundation
+
+/// The `rexnode` command line: parses flags into a configuration, runs the node until SIGINT or
+/// SIGTERM, and maps failures to exit codes (64 usage, 1 runtime failure).
+public enum NodeCommand {
+    public static let usage = """
+    USAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] [options]
+           rexnode --cluster FILE --id ID [options]
+
+    Runs one node of a SwiftRex cluster: a store on its own reactor thread, publishing feeds over
+    ZeroMQ PUB/SUB and answering control requests (see docs/protocol.md).
+
+    OPTIONS:
+      --id ID                  This node's id (letters, digits, '-', '_', '.').
+      --pub ENDPOINT           Where to publish (default tcp://127.0.0.1:7101).
+      --control ENDPOINT       Where to answer control requests (default tcp://127.0.0.1:7201).
+      --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
+      --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
+      --feed-interval MS       At most one message per feed per interval (default 100).
+      --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
+      --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
+      --log-level LEVEL        debug, info, warning or error (default info).
+      -h, --help               Show this help.
+
+    Stop it with SIGINT or SIGTERM: it releases every channel, closes its sockets and exits 0.
+    """
+
+    /// What the command line asks for.
+    public enum Invocation: Equatable, Sendable {
+        case help
+        case run(NodeConfiguration)
+    }
+
+    /// A usage error (exit 64).
+    public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Parses arguments (without the program name).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var id: String?
+        var pub: String?
+        var control: String?
+        var peers: [String: String] = [:]
+        var cluster: String?
+        var settings = NodeSettings()
+        var level = NodeLogger.Level.info
+        var index = 0
+
+        func value(for flag: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                throw UsageError(message: "\(flag) needs a value")
+            }
+            return arguments[index]
+        }
+        func milliseconds(for flag: String) throws(UsageError) -> Int {
+            let text = try value(for: flag)
+            guard let number = Int(text), number >= 0 else {
+                throw UsageError(message: "\(flag) takes a whole number of milliseconds (got '\(text)')")
+            }
+            return number
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help": return .help
+            case "--id": id = try value(for: argument)
+            case "--pub": pub = try value(for: argument)
+            case "--control": control = try value(for: argument)
+            case "--cluster": cluster = try value(for: argument)
+            case "--peer":
+                let spec = try value(for: argument)
+                guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex, spec.index(after: equals) != spec.endIndex else {
+                    throw UsageError(message: "--peer takes ID=ENDPOINT (got '\(spec)')")
+                }
+                peers[String(spec[..<equals])] = String(spec[spec.index(after: equals)...])
+            case "--feed-interval": settings.feedIntervalMs = try milliseconds(for: argument)
+            case "--follow-settle": settings.followSettleMs = try milliseconds(for: argument)
+            case "--heartbeat": settings.heartbeatIntervalMs = try milliseconds(for: argument)
+            case "--log-level":
+                let name = try value(for: argument)
+                guard let parsed = NodeLogger.Level(name: name) else {
+                    throw UsageError(message: "--log-level takes debug, info, warning or error (got '\(name)')")
+                }
+                level = parsed
+            default:
+                throw UsageError(message: "unknown option '\(argument)'")
+            }
+            index += 1
+        }
+
+        guard let id else { throw UsageError(message: "--id is required") }
+        var configuration: NodeConfiguration
+        if let cluster {
+            do {
+                configuration = try ClusterFile.load(cluster).configuration(for: id)
+            } catch {
+                throw UsageError(message: error.message)
+            }
+            if let pub { configuration.pubEndpoint = pub }
+            if let control { configuration.controlEndpoint = control }
+            configuration.peers.merge(peers) { _, explicit in explicit }
+        } else {
+            configuration = NodeConfiguration(id: id, peers: peers)
+            if let pub { configuration.pubEndpoint = pub }
+            if let control { configuration.controlEndpoint = control }
+        }
+        configuration.settings = settings
+        configuration.logLevel = level
+        do {
+            try configuration.validate()
+        } catch {
+            throw UsageError(message: error.message)
+        }
+        return .run(configuration)
+    }
+
+    /// Runs the command: prints help, or starts the node and waits for SIGINT/SIGTERM.
+    /// Returns the process exit code.
+    public static func main(arguments: [String]) async -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try parse(arguments)
+        } catch {
+            writeError("Error: \(error.message)\nUSAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] (see rexnode --help)\n")
+            return 64
+        }
+        switch invocation {
+        case .help:
+            print(usage)
+            return 0
+        case .run(let configuration):
+            let node: Node
+            do {
+                node = try Node.start(configuration)
+            } catch {
+                writeError("Error: node \(configuration.id) could not start: \(error.message)\n")
+                return error.code == .invalidConfiguration ? 64 : 1
+            }
+            await waitForTerminationSignal()
+            await node.stop()
+            return 0
+        }
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives.
+    static func waitForTerminationSignal() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queue = DispatchQueue(label: "rexnode.signals")
+            let resumed = SignalLatch(continuation)
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { resumed.fire() }
+                source.resume()
+                resumed.keep(source)
+            }
+        }
+    }
+
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// Resumes a continuation once, whichever signal comes first, and keeps the sources alive.
+private final class SignalLatch: @unchecked Sendable {
+    // @unchecked Sendable: every field is accessed only on the serial "rexnode.signals" queue
+    // (event handlers) or before the sources are resumed (keep), never concurrently.
+    private var continuation: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+
+    func fire() {
+        continuation?.resume()
+        continuation = nil
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// How to run one node: its id, where it binds, whom it connects to, and its timing.
+public struct NodeConfiguration: Sendable, Equatable {
+    public var id: String
+    /// Where the node publishes (bind). `tcp://127.0.0.1:*` picks a free port.
+    public var pubEndpoint: String
+    /// Where the node answers control requests (bind).
+    public var controlEndpoint: String
+    /// Peers to connect to at start: id → their PUB endpoint.
+    public var peers: [String: String]
+    public var settings: NodeSettings
+    public var logLevel: NodeLogger.Level
+
+    public init(
+        id: String,
+        pubEndpoint: String = "tcp://127.0.0.1:7101",
+        controlEndpoint: String = "tcp://127.0.0.1:7201",
+        peers: [String: String] = [:],
+        settings: NodeSettings = NodeSettings(),
+        logLevel: NodeLogger.Level = .info
+    ) {
+        self.id = id
+        self.pubEndpoint = pubEndpoint
+        self.controlEndpoint = controlEndpoint
+        self.peers = peers
+        self.settings = settings
+        self.logLevel = logLevel
+    }
+
+    /// Checks what can be checked before binding anything.
+    public func validate() throws(NodeError) {
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+            throw NodeError(.invalidConfiguration, "node id '\(id)' must be non-empty and use only letters, digits, '-', '_' or '.'")
+        }
+        for (name, endpoint) in [("--pub", pubEndpoint), ("--control", controlEndpoint)] + peers.map({ ("--peer \($0.key)", $0.value) }) {
+            guard Self.isEndpoint(endpoint) else {
+                throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
+            }
+        }
+        guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
+            throw NodeError(.invalidConfiguration, "--pub and --control must differ (both are \(pubEndpoint))")
+        }
+        for (name, value) in [("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs)] where value <= 0 {
+            throw NodeError(.invalidConfiguration, "\(name) must be positive (got \(value) ms)")
+        }
+        guard settings.followSettleMs >= 0 else {
+            throw NodeError(.invalidConfiguration, "follow settle must not be negative (got \(settings.followSettleMs) ms)")
+        }
+    }
+
+    static func isEndpoint(_ text: String) -> Bool {
+        if text.hasPrefix("tcp://") {
+            let rest = text.dropFirst(6)
+            guard let colon = rest.lastIndex(of: ":") else { return false }
+            let port = rest[rest.index(after: colon)...]
+            return !rest[..<colon].isEmpty && (port == "*" || (UInt16(port) != nil))
+        }
+        return (text.hasPrefix("ipc://") && text.count > 6) || (text.hasPrefix("inproc://") && text.count > 9)
+    }
+}
+
+/// The nodes of a cluster, as `deploy/` writes them and `rexctl` reads them.
+public struct ClusterFile: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var id: String
+        public var pub: String
+        public var control: String
+
+        public init(id: String, pub: String, control: String) {
+            self.id = id
+            self.pub = pub
+            self.control = control
+        }
+    }
+
+    public var nodes: [Entry]
+
+    public init(nodes: [Entry]) { self.nodes = nodes }
+
+    /// Reads a cluster file.
+    public static func load(_ path: String) throws(NodeError) -> ClusterFile {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw NodeError(.invalidConfiguration, "cannot read cluster file \(path): \(error.localizedDescription)")
+        }
+        do { return try JSONDecoder().decode(ClusterFile.self, from: data) } catch {
+            throw NodeError(.invalidConfiguration, "cluster file \(path) is not valid: expected {\"nodes\": [{\"id\", \"pub\", \"control\"}, …]} (\(error))")
+        }
+    }
+
+    /// The configuration of node `id`: its endpoints, and every other node as a peer.
+    public func configuration(for id: String) throws(NodeError) -> NodeConfiguration {
+        guard let me = nodes.first(where: { $0.id == id }) else {
+            throw NodeError(.invalidConfiguration, "node '\(id)' is not in the cluster file (it has: \(nodes.map(\.id).joined(separator: ", ")))")
+        }
+        var peers: [String: String] = [:]
+        for node in nodes where node.id != id { peers[node.id] = node.pub }
+        return NodeConfiguration(id: id, pubEndpoint: me.pub, controlEndpoint: me.control, peers: peers)
+    }
+}
+
+/// Why a node could not start.
+public struct NodeError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable {
+        /// A bad flag or value (exit 64).
+        case invalidConfiguration
+        /// A socket could not be bound or created (exit 1).
+        case socketFailure
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
