@@ -61,7 +61,7 @@ struct DescribeCommand: RexCtlCommand {
         for member in channel.members ?? [] where !known.contains(member.key) {
             rows.append((member.key, Formatting.cell(member.value)))
         }
-        let width = rows.map(\.0.count).max()! + 2
+        let width = rows.map(\.0.count).max()! + 3
         var text = ""
         for (label, value) in rows {
             text += label + ":" + String(repeating: " ", count: width - label.count - 1) + value + "\n"
