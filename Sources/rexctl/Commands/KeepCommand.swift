@@ -111,8 +111,9 @@ struct KeepCommand: RexCtlCommand {
                 draws += 1
             }
             let next = clock.now.advanced(by: .milliseconds(250))
-            if let deadline {
-                if next >= deadline { return .success }
+            if let deadline, next >= deadline {
+                Pause.until(deadline)
+                return .success
             }
             Pause.until(next)
         }

@@ -166,7 +166,7 @@ struct SendCommand: RexCtlCommand {
         }
         for repetition in 1...count {
             if let rate {
-                Pause.until(start.advanced(by: .microseconds(Int64(Double(repetition - 1) / rate * 1_000_000))))
+                Pause.until(start.advanced(by: .microseconds(Int64(Double(repetition) / rate * 1_000_000))))
             }
             do {
                 let result = try context.request(node, .dispatch, action: try action(repetition: repetition))
