@@ -5,7 +5,7 @@ import Testing
 @Suite struct ArgumentParsingTests {
     let scanner = RexCtl.scanner
 
-    @Test func scansSubcommandArgumentsAndGlobalsInAnyPosition() {
+    @Test func scansSubcommandArgumentsAndGlobalsInAnyPosition() async {
         let scan = scanner.scan(["-o", "json", "keep", "n1", "--watch", "--timeout=5s", "--node", "n1=tcp://h:1"])
         #expect(scan.error == nil)
         #expect(scan.command?.rawValue == "keep")
@@ -15,29 +15,29 @@ import Testing
         ]))
     }
 
-    @Test func variadicArgumentsAndDoubleDash() {
+    @Test func variadicArgumentsAndDoubleDash() async {
         let scan = scanner.scan(["send", "n1", "set", "--", "-temp", "-5"])
         #expect(scan.error == nil)
         #expect(scan.arguments.arguments == ["node": ["n1"], "action": ["set"], "args": ["-temp", "-5"]])
     }
 
-    @Test func shortOptionWithAttachedValueAndRepeatedOptions() {
+    @Test func shortOptionWithAttachedValueAndRepeatedOptions() async {
         let scan = scanner.scan(["wait", "n1", "-ojson", "--for", "keep=pub", "--for", "gone=n2"])
         #expect(scan.error == nil)
         #expect(scan.globals.value("--output") == "json")
         #expect(scan.arguments.all("--for") == ["keep=pub", "gone=n2"])
     }
 
-    @Test func helpWinsOverMistakes() {
+    @Test func helpWinsOverMistakes() async {
         let scan = scanner.scan(["keep", "--bogus", "--help"])
         #expect(scan.helpRequested)
         #expect(scan.command?.rawValue == "keep")
-        #expect(cli(["keep", "--bogus", "--help"]).stdout == RexCtl.help(for: "keep"))
-        #expect(cli(["help", "wait"]).stdout == RexCtl.help(for: "wait"))
-        #expect(cli(["wait", "-h"]).code == 0)
+        #expect(await cli(["keep", "--bogus", "--help"]).stdout == RexCtl.help(for: "keep"))
+        #expect(await cli(["help", "wait"]).stdout == RexCtl.help(for: "wait"))
+        #expect(await cli(["wait", "-h"]).code == 0)
     }
 
-    @Test func globalOptionsAreConverted() throws {
+    @Test func globalOptionsAreConverted() async throws {
         let scan = scanner.scan(["state", "n1", "--node", "a=tcp://127.0.0.1:1", "--node", "b=ipc:///tmp/b",
                                  "--node", "a=tcp://127.0.0.1:2", "--timeout", "500ms", "--cluster", "c.json"])
         let globals = try GlobalOptions(scan.globals)
@@ -81,8 +81,8 @@ import Testing
         ("wait n1 --for state=a.b", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'state=a.b'", "wait"),
         ("wait n1 --for keep=", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'keep='", "wait"),
     ] as [(String, String, String?)])
-    func usageErrorsExit64(line: String, message: String, command: String?) {
-        let result = cli(line)
+    func usageErrorsExit64(line: String, message: String, command: String?) async {
+        let result = await cli(line)
         #expect(result.code == 64, "\(result)")
         #expect(result.stdout == "")
         let hint = command.map { name in
@@ -92,16 +92,16 @@ import Testing
         #expect(result.stderr == message + "\n" + hint)
     }
 
-    @Test func malformedJSONIsAUsageError() {
+    @Test func malformedJSONIsAUsageError() async {
         for json in ["{bad", "[1,2]", #"{"topic":"a"}"#, #""set""#, #"{"type":"set"} x"#] {
-            let result = cli(["send", "n1", "--json", json, "--node", "n1=tcp://127.0.0.1:1"])
+            let result = await cli(["send", "n1", "--json", json, "--node", "n1=tcp://127.0.0.1:1"])
             #expect(result.code == 64, "\(json): \(result)")
             #expect(result.stderr.contains("nothing was sent"), "\(json): \(result)")
         }
     }
 
-    @Test func unknownNodeListsTheKnownOnes() throws {
-        let result = cli("state n9 --node n1=tcp://127.0.0.1:1 --node n2=tcp://127.0.0.1:2")
+    @Test func unknownNodeListsTheKnownOnes() async throws {
+        let result = await cli("state n9 --node n1=tcp://127.0.0.1:1 --node n2=tcp://127.0.0.1:2")
         #expect(result.code == 64)
         #expect(result.stderr.hasPrefix("Error: unknown node 'n9' — known nodes: n1, n2 (from --node)\nUsage: rexctl state"))
 
@@ -109,19 +109,19 @@ import Testing
         defer { directory.cleanup() }
         try directory.write(".deploy/cluster.json", #"{"nodes": [{"id": "a", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201"}]}"#)
         let environment = RexCtlEnvironment(variables: [:], currentDirectory: directory.path)
-        let fromFile = cli("keep zz", environment: environment)
+        let fromFile = await cli("keep zz", environment: environment)
         #expect(fromFile.code == 64)
         #expect(fromFile.stderr.hasPrefix("Error: unknown node 'zz' — known nodes: a (from \(directory.path)/.deploy/cluster.json)"))
     }
 
-    @Test func missingClusterFileSaysWhatToDo() {
-        let result = cli("state n1")
+    @Test func missingClusterFileSaysWhatToDo() async {
+        let result = await cli("state n1")
         #expect(result.code == 64)
         #expect(result.stderr.hasPrefix("Error: cannot use cluster file /nonexistent-rexctl-test/.deploy/cluster.json: "
             + "it does not exist or cannot be read — pass --cluster FILE, set REXCTL_CLUSTER, or address a node with --node ID=ENDPOINT\n"))
     }
 
-    @Test func clusterFileFromEnvironmentFlagAndOverrides() throws {
+    @Test func clusterFileFromEnvironmentFlagAndOverrides() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         try directory.write("c.json", """
@@ -149,7 +149,7 @@ import Testing
         #expect(throws: UsageError.self) { try context(["--cluster", directory.path + "/bad.json"]).clusterNodes() }
     }
 
-    @Test func clusterFileParsing() throws {
+    @Test func clusterFileParsing() async throws {
         let file = try rexctl.ClusterFile.parse(#"{"nodes": [{"id": "n1", "pub": "tcp://a:1", "control": "tcp://a:2", "extra": 1}]}"#)
         #expect(file.nodes == [NodeAddress(id: "n1", control: "tcp://a:2", pub: "tcp://a:1")])
         #expect(throws: ClusterFileError(#"node n1 has no "control" endpoint"#)) {
@@ -161,7 +161,7 @@ import Testing
         #expect(throws: ClusterFileError(#"it has no "nodes" array"#)) { try rexctl.ClusterFile.parse("{}") }
     }
 
-    @Test func sendBuildsActionsFromFriendlyForms() throws {
+    @Test func sendBuildsActionsFromFriendlyForms() async throws {
         func action(_ line: String) throws -> String {
             let scan = RexCtl.scanner.scan(["send", "n1"] + line.split(separator: " ").map(String.init))
             #expect(scan.error == nil)
@@ -182,14 +182,14 @@ import Testing
         #expect(try SendCommand(raw.arguments).action(repetition: nil).compactText == #"{"type":"set","topic":"a","value":"{i}"}"#)
     }
 
-    @Test func sendRateAcceptsPerSecondSuffix() throws {
+    @Test func sendRateAcceptsPerSecondSuffix() async throws {
         let scan = RexCtl.scanner.scan(["send", "n1", "set", "a", "1", "--count", "5", "--rate", "100/s"])
         let command = try SendCommand(scan.arguments)
         #expect(command.count == 5)
         #expect(command.rate == 100)
     }
 
-    @Test func waitConditions() throws {
+    @Test func waitConditions() async throws {
         #expect(try WaitCommand.Condition("keep=follow[prices]") == .keep("follow[prices]"))
         #expect(try WaitCommand.Condition("gone=n2") == .gone("n2"))
         #expect(try WaitCommand.Condition("state=follows.prices.lastValue=4=2") == .state(path: "follows.prices.lastValue", value: "4=2"))
@@ -198,7 +198,7 @@ import Testing
         #expect(throws: UsageError.self) { try WaitCommand.Condition("live=pub") }
     }
 
-    @Test func dottedPathsIntoState() throws {
+    @Test func dottedPathsIntoState() async throws {
         let state = try JSONValue.parse("""
             {"feeds": {"eu.prices": {"value": "42"}, "eu": {"prices": {"value": "shadow"}}},
              "follows": {"prices": {"lastValue": "42", "count": 3, "from": null}},
@@ -223,16 +223,16 @@ import Testing
         ("500ms", Duration.milliseconds(500)), ("2s", .seconds(2)), ("1m", .seconds(60)), ("1h", .seconds(3600)),
         ("1.5s", .milliseconds(1500)), ("0.25s", .milliseconds(250)), ("10ms", .milliseconds(10)), ("90s", .seconds(90)),
     ])
-    func parses(text: String, duration: Duration) {
+    func parses(text: String, duration: Duration) async {
         #expect(DurationParser.parse(text) == duration)
     }
 
     @Test(arguments: ["", "2", "s", "ms", "-1s", "0s", "0ms", "1.s", ".5s", "1..5s", "2 s", "2S", "1e3ms", "infs", "2d", "1m30s"])
-    func rejects(text: String) {
+    func rejects(text: String) async {
         #expect(DurationParser.parse(text) == nil)
     }
 
-    @Test func formats() {
+    @Test func formats() async {
         #expect(DurationParser.format(.milliseconds(300)) == "300ms")
         #expect(DurationParser.format(.seconds(2)) == "2s")
         #expect(DurationParser.format(.milliseconds(1500)) == "1.5s")

@@ -19,12 +19,12 @@ import Testing
         }
 
         /// Runs rexctl against this cluster (arguments split on spaces).
-        func run(_ line: String) -> RunResult {
-            cli(line.split(separator: " ").map(String.init) + nodeOptions)
+        func run(_ line: String) async -> RunResult {
+            await cli(line.split(separator: " ").map(String.init) + nodeOptions)
         }
 
-        func run(_ arguments: [String]) -> RunResult {
-            cli(arguments + nodeOptions)
+        func run(_ arguments: [String]) async -> RunResult {
+            await cli(arguments + nodeOptions)
         }
 
         static func start() throws -> Cluster {
@@ -45,13 +45,13 @@ import Testing
     }
 
     /// Polls `condition` for at most `timeout` (used only where rexctl wait cannot express it).
-    func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+    func eventually(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if condition() { return true }
-            Pause.sleep(.milliseconds(20))
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
         }
-        return condition()
+        return await condition()
     }
 
     func json(_ result: RunResult) throws -> JSONValue {
@@ -63,59 +63,59 @@ import Testing
         defer { Task { await cluster.stop() } }
 
         // add-peer: n1 learns n2's publisher; both then see each other alive.
-        let addPeer = cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint])
+        let addPeer = await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint])
         #expect(addPeer.code == 0, "\(addPeer)")
         #expect(addPeer.stdout == #"n1 accepted {"endpoint":"\#(cluster.n2.pubEndpoint)","id":"n2","type":"addPeer"}"# + "\n"
             || addPeer.stdout.hasPrefix("n1 accepted {"), "\(addPeer)")
-        #expect(cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
-        #expect(cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
 
         // follow (with --from) then set: the value travels n1 → n2.
-        let follow = cluster.run("send n2 follow prices eu.prices --from n1")
+        let follow = await cluster.run("send n2 follow prices eu.prices --from n1")
         #expect(follow.code == 0, "\(follow)")
         #expect(follow.stdout.hasPrefix("n2 accepted {"))
         #expect(follow.stdout.contains(#""from":"n1""#))
-        let live = cluster.run("wait n2 --for keep=follow[prices] --timeout 5s")
+        let live = await cluster.run("wait n2 --for keep=follow[prices] --timeout 5s")
         #expect(live.code == 0, "\(live)")
         #expect(live.stdout.hasPrefix("n2: keep=follow[prices] holds (after "))
-        let set = cluster.run("send n1 set eu.prices 42")
+        let set = await cluster.run("send n1 set eu.prices 42")
         #expect(set.code == 0, "\(set)")
         #expect(set.stdout.contains(#""value":"42""#))
-        let arrived = cluster.run("wait n2 --for state=follows.prices.lastValue=42 --timeout 5s")
+        let arrived = await cluster.run("wait n2 --for state=follows.prices.lastValue=42 --timeout 5s")
         #expect(arrived.code == 0, "\(arrived)")
-        #expect(cluster.run("wait n1 --for state=feeds.eu.prices.value=42 --timeout 1s").code == 0)
+        #expect(await cluster.run("wait n1 --for state=feeds.eu.prices.value=42 --timeout 1s").code == 0)
 
         // publish: one message now, to a prefix follow.
-        #expect(cluster.run("send n2 follow news news.*").code == 0)
-        #expect(cluster.run("wait n2 --for keep=follow[news] --timeout 5s").code == 0)
+        #expect(await cluster.run("send n2 follow news news.*").code == 0)
+        #expect(await cluster.run("wait n2 --for keep=follow[news] --timeout 5s").code == 0)
         // The follow's subscription may still be travelling to n1: publish until it arrives.
         var delivered = false
         for attempt in 1...20 where !delivered {
-            #expect(cluster.run("send n1 publish news.eu hello\(attempt)").code == 0)
-            delivered = cluster.run("wait n2 --for state=follows.news.lastSender=n1 --timeout 250ms").code == 0
+            #expect(await cluster.run("send n1 publish news.eu hello\(attempt)").code == 0)
+            delivered = await cluster.run("wait n2 --for state=follows.news.lastSender=n1 --timeout 250ms").code == 0
         }
         #expect(delivered)
 
         // Raw --json, with {i} repetition numbers through the load generator.
-        let raw = cluster.run(["send", "n1", "--json", #"{"type": "set", "topic": "eu.prices", "value": "raw"}"#])
+        let raw = await cluster.run(["send", "n1", "--json", #"{"type": "set", "topic": "eu.prices", "value": "raw"}"#])
         #expect(raw.code == 0, "\(raw)")
-        #expect(cluster.run("wait n2 --for state=follows.prices.lastValue=raw --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n2 --for state=follows.prices.lastValue=raw --timeout 5s").code == 0)
 
         // unset: the feed disappears from n1's state and keep set.
-        #expect(cluster.run("send n1 unset eu.prices").code == 0)
-        #expect(eventually { (try? json(cluster.run("state n1 -o json")))?["feeds"]?["eu.prices"] == nil })
-        #expect(eventually { !cluster.run("keep n1").stdout.contains("feed[eu.prices]") })
+        #expect(await cluster.run("send n1 unset eu.prices").code == 0)
+        #expect(await eventually { (try? json(await cluster.run("state n1 -o json")))?["feeds"]?["eu.prices"] == nil })
+        #expect(await eventually { await !cluster.run("keep n1").stdout.contains("feed[eu.prices]") })
 
         // unfollow: the follow's channel leaves n2's keep set.
-        #expect(cluster.run("send n2 unfollow prices").code == 0)
-        #expect(eventually { !cluster.run("keep n2").stdout.contains("follow[prices]") })
+        #expect(await cluster.run("send n2 unfollow prices").code == 0)
+        #expect(await eventually { await !cluster.run("keep n2").stdout.contains("follow[prices]") })
 
         // remove-peer: n1 forgets n2.
-        #expect(cluster.run("send n1 remove-peer n2").code == 0)
-        #expect(eventually { (try? json(cluster.run("state n1 -o json")))?["peers"]?["n2"] == nil })
+        #expect(await cluster.run("send n1 remove-peer n2").code == 0)
+        #expect(await eventually { (try? json(await cluster.run("state n1 -o json")))?["peers"]?["n2"] == nil })
 
         // -o json prints exactly the node's result: accepted plus the echoed action.
-        let echoed = try json(cluster.run("-o json send n1 set eu.rates 1.5"))
+        let echoed = try json(await cluster.run("-o json send n1 set eu.rates 1.5"))
         #expect(echoed["accepted"] == .bool(true))
         #expect(echoed["action"]?["value"] == .string("1.5"))
         await cluster.stop()
@@ -124,25 +124,25 @@ import Testing
     @Test func errorReplyExits2WithCodeAndMessage() async throws {
         let cluster = try Cluster.start()
         defer { Task { await cluster.stop() } }
-        let result = cluster.run(["send", "n1", "--json", #"{"type": "set", "topic": 5}"#])
+        let result = await cluster.run(["send", "n1", "--json", #"{"type": "set", "topic": 5}"#])
         #expect(result.code == 2)
         #expect(result.stdout == "")
         #expect(result.stderr == "Error: node n1 answered with an error: badAction: action 'set': field 'topic' must be a string\n")
-        let unknown = cluster.run(["send", "n1", "--json", #"{"type": "explode"}"#])
+        let unknown = await cluster.run(["send", "n1", "--json", #"{"type": "explode"}"#])
         #expect(unknown.code == 2)
         #expect(unknown.stderr.hasPrefix("Error: node n1 answered with an error: unknownAction: "))
         // The node still works afterwards.
-        #expect(cluster.run("state n1").code == 0)
+        #expect(await cluster.run("state n1").code == 0)
         await cluster.stop()
     }
 
     @Test func keepStateMetricsDescribeInTableAndJSON() async throws {
         let cluster = try Cluster.start()
         defer { Task { await cluster.stop() } }
-        #expect(cluster.run("send n2 follow prices eu.prices").code == 0)
-        #expect(cluster.run("wait n2 --for keep=follow[prices] --for keep=pub --timeout 5s").code == 0)
+        #expect(await cluster.run("send n2 follow prices eu.prices").code == 0)
+        #expect(await cluster.run("wait n2 --for keep=follow[prices] --for keep=pub --timeout 5s").code == 0)
 
-        let keep = cluster.run("keep n2")
+        let keep = await cluster.run("keep n2")
         #expect(keep.code == 0, "\(keep)")
         let lines = keep.stdout.split(separator: "\n")
         #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true)
@@ -156,52 +156,52 @@ import Testing
             #expect(String(cell) == "live" || String(cell) == "sett", "\(line)")
         }
 
-        let keepJSON = try json(cluster.run("-o json keep n2"))
+        let keepJSON = try json(await cluster.run("-o json keep n2"))
         let ids = keepJSON["channels"]?.elements?.compactMap { $0["id"]?.stringValue } ?? []
         #expect(ids.contains("pub") && ids.contains("follow[prices]"))
         #expect(keepJSON["counters"]?["cycles"]?.intValue ?? 0 > 0)
 
-        let all = cluster.run("keep --all -o json")
+        let all = await cluster.run("keep --all -o json")
         #expect(all.code == 0)
         #expect(all.stdout.split(separator: "\n").count == 2)
-        let allTable = cluster.run("keep --all")
+        let allTable = await cluster.run("keep --all")
         #expect(allTable.stdout.hasPrefix("NODE  ID "))
         #expect(allTable.stdout.contains("\nn1    pub "))
         #expect(allTable.stdout.contains("\nn2    pub "))
 
-        let state = cluster.run("state n2")
+        let state = await cluster.run("state n2")
         #expect(state.code == 0)
         #expect(state.stdout.hasPrefix("NODE      n2  (up "))
         #expect(state.stdout.contains("\nFOLLOWS\nNAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS\nprices  eu.prices  -     -           -           0     0\n"))
         #expect(state.stdout.contains("\nPEERS\nID  ENDPOINT"))
-        let stateJSON = try json(cluster.run("state n2 -o json"))
+        let stateJSON = try json(await cluster.run("state n2 -o json"))
         #expect(stateJSON["id"] == .string("n2"))
         #expect(stateJSON["follows"]?["prices"]?["topic"] == .string("eu.prices"))
 
-        let metrics = cluster.run("metrics n1")
+        let metrics = await cluster.run("metrics n1")
         #expect(metrics.code == 0)
         #expect(metrics.stdout.hasPrefix("METRIC "))
         #expect(metrics.stdout.contains("\nreconcile.cycles "))
         #expect(metrics.stdout.contains("\nchannels.live "))
-        let metricsJSON = try json(cluster.run("-o json metrics n1"))
+        let metricsJSON = try json(await cluster.run("-o json metrics n1"))
         #expect(metricsJSON["uptimeMs"]?.intValue != nil)
 
-        let describe = cluster.run("describe n2 follow[prices]")
+        let describe = await cluster.run("describe n2 follow[prices]")
         #expect(describe.code == 0, "\(describe)")
         #expect(describe.stdout.hasPrefix("Channel:       follow[prices]\nNode:          n2\nLifetime:      ephemeral\nReset key:     eu.prices\n"))
         #expect(describe.stdout.contains("History:\n      AT  EVENT"))
         #expect(describe.stdout.contains("  settling\n"))
         #expect(describe.stdout.contains("  opened"))
-        let describeJSON = try json(cluster.run("-o json describe n2 follow[prices]"))
+        let describeJSON = try json(await cluster.run("-o json describe n2 follow[prices]"))
         #expect(describeJSON["id"] == .string("follow[prices]"))
         #expect(describeJSON["history"]?.elements?.isEmpty == false)
 
         // Changing the topic recreates the channel; describe tells why.
-        #expect(cluster.run("send n2 follow prices eu.other").code == 0)
-        #expect(cluster.run("wait n2 --for state=follows.prices.topic=eu.other --for keep=follow[prices] --timeout 5s").code == 0)
-        #expect(eventually { cluster.run("describe n2 follow[prices]").stdout.contains("reset key changed from eu.prices to eu.other") })
+        #expect(await cluster.run("send n2 follow prices eu.other").code == 0)
+        #expect(await cluster.run("wait n2 --for state=follows.prices.topic=eu.other --for keep=follow[prices] --timeout 5s").code == 0)
+        #expect(await eventually { await cluster.run("describe n2 follow[prices]").stdout.contains("reset key changed from eu.prices to eu.other") })
 
-        let missing = cluster.run("describe n2 follow[nothing]")
+        let missing = await cluster.run("describe n2 follow[nothing]")
         #expect(missing.code == 1)
         #expect(missing.stderr.hasPrefix("Error: channel 'follow[nothing]' is not in n2's keep set — it has: "))
         await cluster.stop()
@@ -211,28 +211,28 @@ import Testing
         let cluster = try Cluster.start()
         var stopped = false
         defer { if !stopped { Task { await cluster.stop() } } }
-        #expect(cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint]).code == 0)
+        #expect(await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint]).code == 0)
 
-        let holds = cluster.run("wait n1 --for keep=pub --for state=id=n1 --timeout 5s")
+        let holds = await cluster.run("wait n1 --for keep=pub --for state=id=n1 --timeout 5s")
         #expect(holds.code == 0, "\(holds)")
         #expect(holds.stdout.hasPrefix("n1: keep=pub, state=id=n1 hold (after "))
-        let holdsJSON = cluster.run("wait n1 --for keep=pub -o json --timeout 5s")
+        let holdsJSON = await cluster.run("wait n1 --for keep=pub -o json --timeout 5s")
         #expect(holdsJSON.code == 0)
         #expect(try json(holdsJSON)["channels"] != nil)
 
-        let timeout = cluster.run("wait n1 --for keep=follow[never] --timeout 300ms")
+        let timeout = await cluster.run("wait n1 --for keep=follow[never] --timeout 300ms")
         #expect(timeout.code == 1, "\(timeout)")
         #expect(timeout.elapsed >= .milliseconds(290))
         #expect(timeout.elapsed < .seconds(2))
         #expect(timeout.stderr == "Error: n1: keep=follow[never] did not hold within 300ms (last seen: follow[never] is not in the keep set)\n")
 
-        let value = cluster.run("wait n1 --for state=settings.heartbeatIntervalMs=51 --timeout 200ms")
+        let value = await cluster.run("wait n1 --for state=settings.heartbeatIntervalMs=51 --timeout 200ms")
         #expect(value.code == 1)
         #expect(value.stderr.contains("(last seen: settings.heartbeatIntervalMs is 50)"))
 
-        #expect(cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
         await cluster.n2.stop()
-        let gone = cluster.run("wait n1 --for gone=n2 --timeout 5s")
+        let gone = await cluster.run("wait n1 --for gone=n2 --timeout 5s")
         #expect(gone.code == 0, "\(gone)")
         #expect(gone.stdout.hasPrefix("n1: gone=n2 holds"))
         await cluster.n1.stop()
@@ -242,11 +242,11 @@ import Testing
     @Test func nodesShowsReachabilityAndPeerStatus() async throws {
         let cluster = try Cluster.start()
         defer { Task { await cluster.stop() } }
-        #expect(cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint]).code == 0)
-        #expect(cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
-        #expect(cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint]).code == 0)
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
 
-        let nodes = cluster.run("nodes")
+        let nodes = await cluster.run("nodes")
         #expect(nodes.code == 0, "\(nodes)")
         let lines = nodes.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(lines.first == ["ID", "CONTROL", "PUB", "REACHABLE", "STATUS", "CHANNELS", "UPTIME"])
@@ -254,7 +254,7 @@ import Testing
         #expect(lines[1].prefix(5) == ["n1", Substring(cluster.n1.controlEndpoint), Substring(cluster.n1.pubEndpoint), "yes", "alive"])
         #expect(lines[2].prefix(5) == ["n2", Substring(cluster.n2.controlEndpoint), Substring(cluster.n2.pubEndpoint), "yes", "alive"])
 
-        let documents = cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let documents = await cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
         #expect(documents.count == 2)
         #expect(documents.first?["reachable"] == .bool(true))
         #expect(documents.first?["seenBy"]?["n2"] == .string("alive"))
@@ -262,7 +262,7 @@ import Testing
 
         // A third node that is down: listed as unreachable, exit 2, the others still shown.
         let down = try unusedLoopbackEndpoint()
-        let partial = cli(["nodes", "--timeout", "300ms", "--node", "n3=\(down)"] + cluster.nodeOptions)
+        let partial = await cli(["nodes", "--timeout", "300ms", "--node", "n3=\(down)"] + cluster.nodeOptions)
         #expect(partial.code == 2)
         #expect(partial.stdout.contains(" yes "))
         #expect(partial.stdout.contains("n3  \(down)"))
@@ -273,23 +273,23 @@ import Testing
     @Test func loadGeneratorAndWatch() async throws {
         let cluster = try Cluster.start()
         defer { Task { await cluster.stop() } }
-        let load = cluster.run(["send", "n1", "set", "load", "v{i}", "--count", "40", "--rate", "200/s"])
+        let load = await cluster.run(["send", "n1", "set", "load", "v{i}", "--count", "40", "--rate", "200/s"])
         #expect(load.code == 0, "\(load)")
         #expect(load.stdout.hasPrefix("n1 accepted 40/40 actions in "))
         #expect(load.stdout.hasSuffix("; target 200.0/s)\n"))
         #expect(load.elapsed >= .milliseconds(190))
-        #expect(cluster.run("wait n1 --for state=feeds.load.value=v40 --timeout 2s").code == 0)
+        #expect(await cluster.run("wait n1 --for state=feeds.load.value=v40 --timeout 2s").code == 0)
 
-        let loadJSON = try json(cluster.run("send n1 set load x{i} --count 5 -o json"))
+        let loadJSON = try json(await cluster.run("send n1 set load x{i} --count 5 -o json"))
         #expect(loadJSON["accepted"] == .number("5"))
 
-        let watch = cluster.run("keep n1 --watch --timeout 700ms")
+        let watch = await cluster.run("keep n1 --watch --timeout 700ms")
         #expect(watch.code == 0, "\(watch)")
         #expect(watch.elapsed >= .milliseconds(690))
         #expect(watch.elapsed < .seconds(3))
         #expect(watch.stdout.hasPrefix("ID "))
         #expect(watch.stdout.contains("\npub "))
-        let watchJSON = cluster.run("keep n1 --watch --timeout 300ms -o json")
+        let watchJSON = await cluster.run("keep n1 --watch --timeout 300ms -o json")
         #expect(watchJSON.code == 0)
         #expect(watchJSON.stdout.split(separator: "\n").allSatisfy { (try? JSONValue.parse(String($0))) != nil })
         await cluster.stop()

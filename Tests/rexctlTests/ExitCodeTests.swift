@@ -9,9 +9,9 @@ import Testing
         ["state", "n1"], ["metrics", "n1"], ["keep", "n1"], ["describe", "n1", "pub"],
         ["send", "n1", "set", "a", "1"], ["keep", "--all"], ["nodes"],
     ])
-    func nodeDownExits2WithinTheTimeout(arguments: [String]) throws {
+    func nodeDownExits2WithinTheTimeout(arguments: [String]) async throws {
         let endpoint = try unusedLoopbackEndpoint()
-        let result = cli(arguments + ["--node", "n1=\(endpoint)", "--timeout", "300ms"])
+        let result = await cli(arguments + ["--node", "n1=\(endpoint)", "--timeout", "300ms"])
         #expect(result.code == 2, "\(result)")
         #expect(result.elapsed < .milliseconds(1_500), "\(result.elapsed)")
         #expect(result.elapsed >= .milliseconds(290), "\(result.elapsed)")
@@ -21,10 +21,10 @@ import Testing
         #expect(result.stderr == expected)
     }
 
-    @Test func nodesListsTheUnreachableOnesAndExits2() throws {
+    @Test func nodesListsTheUnreachableOnesAndExits2() async throws {
         let first = try unusedLoopbackEndpoint()
         let second = try unusedLoopbackEndpoint()
-        let result = cli(["nodes", "--node", "a=\(first)", "--node", "b=\(second)", "--timeout", "200ms"])
+        let result = await cli(["nodes", "--node", "a=\(first)", "--node", "b=\(second)", "--timeout", "200ms"])
         #expect(result.code == 2)
         // Both pings share one deadline: two dead nodes cost one timeout.
         #expect(result.elapsed < .milliseconds(1_000))
@@ -32,17 +32,17 @@ import Testing
         #expect(result.stderr == "Error: 2 of 2 nodes did not answer within 200ms: a (\(first)), b (\(second)) — are they running?\n")
     }
 
-    @Test func waitOnADownNodeExits2AtTheDeadline() throws {
+    @Test func waitOnADownNodeExits2AtTheDeadline() async throws {
         let endpoint = try unusedLoopbackEndpoint()
-        let result = cli(["wait", "n1", "--for", "keep=pub", "--timeout", "400ms", "--node", "n1=\(endpoint)"])
+        let result = await cli(["wait", "n1", "--for", "keep=pub", "--timeout", "400ms", "--node", "n1=\(endpoint)"])
         #expect(result.code == 2, "\(result)")
         #expect(result.elapsed >= .milliseconds(390))
         #expect(result.elapsed < .milliseconds(1_500))
     }
 
-    @Test func keepWatchOnADownNodeStopsAtTheTimeout() throws {
+    @Test func keepWatchOnADownNodeStopsAtTheTimeout() async throws {
         let endpoint = try unusedLoopbackEndpoint()
-        let result = cli(["keep", "n1", "--watch", "--timeout", "600ms", "--node", "n1=\(endpoint)"])
+        let result = await cli(["keep", "n1", "--watch", "--timeout", "600ms", "--node", "n1=\(endpoint)"])
         #expect(result.code == 0, "\(result)")
         #expect(result.elapsed < .milliseconds(2_000))
         // The failure is reported once, not at every poll.
@@ -50,20 +50,20 @@ import Testing
     }
 
     /// Malformed --json: exit 64 and not one byte reaches the node.
-    @Test func malformedJSONSendsNothing() throws {
+    @Test func malformedJSONSendsNothing() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
         for json in ["{bad", #"{"type": "set", "topic": }"#, "[]", #"{"topic": "a"}"#] {
-            let result = cli(["send", "n1", "--json", json, "--node", "n1=\(listener.endpoint)"])
+            let result = await cli(["send", "n1", "--json", json, "--node", "n1=\(listener.endpoint)"])
             #expect(result.code == 64, "\(result)")
             #expect(result.stderr.hasPrefix("Error: --json "))
         }
-        let usage = cli(["send", "n1", "set", "only-topic", "--node", "n1=\(listener.endpoint)"])
+        let usage = await cli(["send", "n1", "set", "only-topic", "--node", "n1=\(listener.endpoint)"])
         #expect(usage.code == 64)
         #expect(try listener.received(within: .milliseconds(300)) == [])
 
         // The listener does see a well-formed request (so the check above is meaningful).
-        let sent = cli(["send", "n1", "--json", #"{"type":"unset","topic":"a"}"#, "--node", "n1=\(listener.endpoint)", "--timeout", "200ms"])
+        let sent = await cli(["send", "n1", "--json", #"{"type":"unset","topic":"a"}"#, "--node", "n1=\(listener.endpoint)", "--timeout", "200ms"])
         #expect(sent.code == 2)
         let received = try listener.received(within: .milliseconds(500))
         #expect(received.count == 1)

@@ -5,8 +5,8 @@ import Testing
 /// Golden help pages: `rexctl --help` and every subcommand's `--help`, in full.
 /// (Help is generated from the command table, so these also pin the table itself.)
 @Suite struct HelpTextTests {
-    @Test func rootHelp() {
-        let result = cli(["--help"])
+    @Test func rootHelp() async {
+        let result = await cli(["--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -48,12 +48,12 @@ import Testing
 
           See 'rexctl help <subcommand>' for detailed help.
         """# + "\n")
-        #expect(cli(["-h"]).stdout == result.stdout)
-        #expect(cli(["help"]).stdout == result.stdout)
+        #expect(await cli(["-h"]).stdout == result.stdout)
+        #expect(await cli(["help"]).stdout == result.stdout)
     }
 
-    @Test func nodesHelp() {
-        let result = cli(["nodes", "--help"])
+    @Test func nodesHelp() async {
+        let result = await cli(["nodes", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -79,11 +79,11 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "nodes"]).stdout == result.stdout)
+        #expect(await cli(["help", "nodes"]).stdout == result.stdout)
     }
 
-    @Test func sendHelp() {
-        let result = cli(["send", "--help"])
+    @Test func sendHelp() async {
+        let result = await cli(["send", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -133,11 +133,11 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "send"]).stdout == result.stdout)
+        #expect(await cli(["help", "send"]).stdout == result.stdout)
     }
 
-    @Test func keepHelp() {
-        let result = cli(["keep", "--help"])
+    @Test func keepHelp() async {
+        let result = await cli(["keep", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -170,11 +170,11 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "keep"]).stdout == result.stdout)
+        #expect(await cli(["help", "keep"]).stdout == result.stdout)
     }
 
-    @Test func stateHelp() {
-        let result = cli(["state", "--help"])
+    @Test func stateHelp() async {
+        let result = await cli(["state", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -201,11 +201,11 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "state"]).stdout == result.stdout)
+        #expect(await cli(["help", "state"]).stdout == result.stdout)
     }
 
-    @Test func metricsHelp() {
-        let result = cli(["metrics", "--help"])
+    @Test func metricsHelp() async {
+        let result = await cli(["metrics", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -232,11 +232,11 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "metrics"]).stdout == result.stdout)
+        #expect(await cli(["help", "metrics"]).stdout == result.stdout)
     }
 
-    @Test func describeHelp() {
-        let result = cli(["describe", "--help"])
+    @Test func describeHelp() async {
+        let result = await cli(["describe", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -266,11 +266,11 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "describe"]).stdout == result.stdout)
+        #expect(await cli(["help", "describe"]).stdout == result.stdout)
     }
 
-    @Test func waitHelp() {
-        let result = cli(["wait", "--help"])
+    @Test func waitHelp() async {
+        let result = await cli(["wait", "--help"])
         #expect(result.code == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == #"""
@@ -305,6 +305,6 @@ import Testing
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
         """# + "\n")
-        #expect(cli(["help", "wait"]).stdout == result.stdout)
+        #expect(await cli(["help", "wait"]).stdout == result.stdout)
     }
 }

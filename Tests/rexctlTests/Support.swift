@@ -5,7 +5,7 @@ import ZMQ
 @testable import rexctl
 
 /// What one in-process run of rexctl produced.
-struct RunResult: CustomStringConvertible {
+struct RunResult: Sendable, CustomStringConvertible {
     var code: Int32
     var stdout: String
     var stderr: String
@@ -17,8 +17,21 @@ struct RunResult: CustomStringConvertible {
 /// An environment with no variables and a working directory without a cluster file.
 let emptyEnvironment = RexCtlEnvironment(variables: [:], currentDirectory: "/nonexistent-rexctl-test")
 
-/// Runs `rexctl` with `arguments` in-process.
-func cli(_ arguments: [String], environment: RexCtlEnvironment = emptyEnvironment) -> RunResult {
+/// Runs `rexctl` with `arguments` in-process, on a thread of its own.
+///
+/// rexctl blocks (sockets, polls, sleeps); running it on a plain thread keeps the test's
+/// cooperative threads free, so tests running in parallel (on 2 cores) are never starved.
+func cli(_ arguments: [String], environment: RexCtlEnvironment = emptyEnvironment) async -> RunResult {
+    await withCheckedContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(returning: runBlocking(arguments, environment: environment))
+        }
+        thread.start()
+    }
+}
+
+/// Runs `rexctl` on the calling thread.
+func runBlocking(_ arguments: [String], environment: RexCtlEnvironment) -> RunResult {
     let stdout = BufferOutput()
     let stderr = BufferOutput()
     let clock = ContinuousClock()
@@ -28,8 +41,8 @@ func cli(_ arguments: [String], environment: RexCtlEnvironment = emptyEnvironmen
 }
 
 /// Runs `rexctl` with `arguments` split on spaces.
-func cli(_ line: String, environment: RexCtlEnvironment = emptyEnvironment) -> RunResult {
-    cli(line.split(separator: " ").map(String.init), environment: environment)
+func cli(_ line: String, environment: RexCtlEnvironment = emptyEnvironment) async -> RunResult {
+    await cli(line.split(separator: " ").map(String.init), environment: environment)
 }
 
 /// A loopback endpoint nobody listens on: bound once to learn a free port, then released.
@@ -59,6 +72,7 @@ final class SilentListener {
 
     /// Every message that arrives within `window` (last frames as text).
     func received(within window: Duration) throws -> [String] {
+        // Blocks for `window`; fine for the few short windows the tests use.
         let poller = ZMQPoller()
         try poller.register(socket)
         let deadline = ContinuousClock.now + window
