@@ -182,7 +182,7 @@ import Testing
 
             """)
         let documents = NodesCommand.documents(reports).map(\.compactText)
-        #expect(documents[2] == #"{"id":"n3","control":"tcp://127.0.0.1:7203","pub":null,"reachable":false,"seenBy":{"n1":"gone","n2":"suspect"},"liveChannels":null,"ping":null,"error":"node n3 at tcp://127.0.0.1:7203 did not answer within 2s — is it running? Try 'rexctl nodes'."}"#)
+        #expect(documents[2] == #"{"id":"n3","control":"tcp://127.0.0.1:7203","pub":null,"reachable":false,"seenBy":{"n1":"gone","n2":"suspect"},"liveChannels":null,"ping":null,"error":"node n3 at tcp://127.0.0.1:7203 did not answer within 2s — is it running?"}"#)
     }
 
     @Test func controlErrorMessagesSayWhatToDo() {

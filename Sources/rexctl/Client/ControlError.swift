@@ -32,6 +32,13 @@ struct ControlError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// ``description`` without the closing hint to run `rexctl nodes` (for `nodes` itself).
+    var descriptionWithoutHint: String {
+        let hint = " Try 'rexctl nodes'."
+        let text = description
+        return text.hasSuffix(hint) ? String(text.dropLast(hint.count)) : text
+    }
+
     /// Whether the node did not answer at all (as opposed to answering badly).
     var isUnreachable: Bool {
         if case .unreachable = kind { return true }

@@ -60,10 +60,7 @@ struct NodesCommand: RexCtlCommand {
         guard !failures.isEmpty else { return .success }
         if failures.count == 1 {
             let failure = failures[0]
-            context.stderr.line(failure.isUnreachable
-                ? "Error: node \(failure.node.id) at \(failure.node.control) did not answer within "
-                    + "\(DurationParser.format(timeout)) — is it running?"
-                : "Error: \(failure.description)")
+            context.stderr.line("Error: \(failure.descriptionWithoutHint)")
         } else {
             let list = failures.map { "\($0.node.id) (\($0.node.control))" }.joined(separator: ", ")
             context.stderr.line("Error: \(failures.count) of \(reports.count) nodes did not answer within "
@@ -125,7 +122,7 @@ struct NodesCommand: RexCtlCommand {
                 .init(key: "ping", value: ping ?? .null),
             ]
             if case .failure(let error) = report.ping {
-                members.append(.init(key: "error", value: .string(error.description)))
+                members.append(.init(key: "error", value: .string(error.descriptionWithoutHint)))
             }
             return .object(members)
         }
