@@ -49,7 +49,7 @@ enum RexCtl {
         let scan = scanner.scan(arguments)
         let type = scan.command.flatMap { name in commands.first { $0.spec.name == name.rawValue } }
 
-        if scan.helpRequested {
+        if scan.helpRequested && !scan.unknownSubcommand {
             stdout.write(type.map { HelpFormatter.help(for: $0.spec, globals: GlobalOptions.specs) } ?? rootHelp)
             return ExitCode.success.rawValue
         }

@@ -53,6 +53,8 @@ import Testing
     @Test(arguments: [
         ("", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, describe, wait)", nil),
         ("frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, describe, wait)", nil),
+        ("help frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, describe, wait)", nil),
+        ("frobnicate --help", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, describe, wait)", nil),
         ("state", "Error: Missing expected argument '<node>'", "state"),
         ("state n1 extra", "Error: Unexpected argument 'extra'", "state"),
         ("describe n1", "Error: Missing expected argument '<channel>'", "describe"),

@@ -70,7 +70,9 @@ struct DescribeCommand: RexCtlCommand {
         text += "History:" + (history.isEmpty ? " (none)" : "") + "\n"
         if !history.isEmpty {
             var table = Table(columns: [.init("AT", alignment: .right), .init("EVENT"), .init("DETAIL")])
-            for entry in history { table.append([Formatting.preciseSeconds(entry["atMs"]), Formatting.cell(entry["event"]), detail(entry)]) }
+            for entry in history {
+                table.append([Formatting.preciseSeconds(entry["atMs"]), Formatting.cell(entry["event"]), detail(entry)])
+            }
             for line in table.render(style: style).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
                 text += "  " + line + "\n"
             }

@@ -70,7 +70,8 @@ struct KeepCommand: RexCtlCommand {
             for row in rows { context.printJSON(row.keep) }
         case .table:
             if !rows.isEmpty || failures.isEmpty {
-                context.stdout.write(KeepCommand.table(rows, showNode: all).render(style: context.style, statusColumns: ["STATE"]))
+                let table = KeepCommand.table(rows, showNode: all)
+                context.stdout.write(table.render(style: context.style, statusColumns: ["STATE"]))
             }
         }
         return failures
@@ -84,8 +85,10 @@ struct KeepCommand: RexCtlCommand {
         var lastErrors: [String] = []
         var draws = 0
         while true {
-            let requestTimeout = deadline.map { Duration.minimum(GlobalOptions.defaultTimeout, max(clock.now.duration(to: $0), .milliseconds(1))) }
-                ?? GlobalOptions.defaultTimeout
+            var requestTimeout = GlobalOptions.defaultTimeout
+            if let deadline {
+                requestTimeout = .minimum(requestTimeout, max(clock.now.duration(to: deadline), .milliseconds(1)))
+            }
             let results = try fetch(nodes, context: context, timeout: requestTimeout)
             let key = results.map { node, result in
                 switch result {

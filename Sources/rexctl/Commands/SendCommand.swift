@@ -29,7 +29,8 @@ struct SendCommand: RexCtlCommand {
             .option("--json", value: "action", help: #"A raw action object, e.g. '{"type":"set","topic":"a","value":"1"}'."#),
             .option("--from", value: "peer", help: "With follow: accept the topic only from this peer."),
             .option("--count", value: "n", help: "Send the action n times (default: 1)."),
-            .option("--rate", value: "per-second", help: "With --count: at most this many actions per second, e.g. 100 or 100/s."),
+            .option("--rate", value: "per-second",
+                    help: "With --count: at most this many actions per second, e.g. 100 or 100/s."),
         ]
     )
 
@@ -101,7 +102,8 @@ struct SendCommand: RexCtlCommand {
                 throw UsageError("--json is not valid JSON (\(error)); nothing was sent")
             }
             guard document.members != nil, document["type"]?.stringValue != nil else {
-                throw UsageError(#"--json must be an action object with a "type" string, e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
+                throw UsageError(#"--json must be an action object with a "type" string, "#
+                    + #"e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
             }
             return document
         }
@@ -114,7 +116,8 @@ struct SendCommand: RexCtlCommand {
         }
         guard actionArguments.count == form.fields.count else {
             let expected = form.fields.map { $0.uppercased() }.joined(separator: " ")
-            throw UsageError("'\(form.word)' expects \(expected) (\(form.fields.count) argument\(form.fields.count == 1 ? "" : "s"), "
+            let plural = form.fields.count == 1 ? "" : "s"
+            throw UsageError("'\(form.word)' expects \(expected) (\(form.fields.count) argument\(plural), "
                 + "got \(actionArguments.count))")
         }
         if from != nil && form.type != "follow" {
@@ -160,7 +163,8 @@ struct SendCommand: RexCtlCommand {
         func summary() -> String {
             let seconds = elapsedSeconds()
             let achieved = seconds > 0 ? Double(accepted) / seconds : 0
-            var text = "\(node.id) accepted \(accepted)/\(count) actions in \(String(format3: seconds))s (\(Formatting.rate(achieved))"
+            var text = "\(node.id) accepted \(accepted)/\(count) actions in \(String(format3: seconds))s"
+                + " (\(Formatting.rate(achieved))"
             if let rate { text += "; target \(Formatting.rate(rate))" }
             return text + ")"
         }

@@ -21,8 +21,11 @@ struct ArgumentScanner {
         var globals = ParsedArguments()
         /// `-h`, `--help` or `help` was given.
         var helpRequested = false
-        /// The first mistake, if any (ignored when help was requested).
+        /// The first mistake, if any (ignored when help was requested, unless it names an
+        /// unknown subcommand: there is no page to show for that).
         var error: UsageError?
+        /// An unknown subcommand was named.
+        var unknownSubcommand = false
     }
 
     func scan(_ argv: [String]) -> Scan {
@@ -107,6 +110,7 @@ struct ArgumentScanner {
                 guard let found = commands.first(where: { $0.name == argument }) else {
                     let names = commands.map(\.name).joined(separator: ", ")
                     fail("Unknown subcommand '\(argument)' (subcommands: \(names))")
+                    scan.unknownSubcommand = true
                     break argumentLoop
                 }
                 command = found
