@@ -1,0 +1,125 @@
+import Foundation
+import ZMQ
+
+/// What a running command needs: options, output streams, the process environment, and the
+/// node connections (created on first use, closed by ``close()``).
+final class CommandContext {
+    let globals: GlobalOptions
+    let stdout: any TextOutput
+    let stderr: any TextOutput
+    let environment: RexCtlEnvironment
+    /// Colour for stdout tables.
+    let style: Style
+
+    private var zmqContext: ZMQContext?
+    private var clients: [String: NodeClient] = [:]
+
+    init(globals: GlobalOptions, stdout: any TextOutput, stderr: any TextOutput, environment: RexCtlEnvironment) {
+        self.globals = globals
+        self.stdout = stdout
+        self.stderr = stderr
+        self.environment = environment
+        self.style = Style(isEnabled: stdout.isTerminal && environment.variables["NO_COLOR"] == nil)
+    }
+
+    // MARK: nodes
+
+    /// The nodes rexctl knows and where that list came from.
+    ///
+    /// `--node` entries alone when `--cluster` is not given; otherwise the cluster file
+    /// (`--cluster`, `$REXCTL_CLUSTER`, `.deploy/cluster.json`) with `--node` entries overriding.
+    func clusterNodes() throws(UsageError) -> (nodes: [NodeAddress], source: String) {
+        if globals.clusterFile == nil && !globals.nodes.isEmpty {
+            return (globals.nodes, "--node")
+        }
+        let path: String
+        if let file = globals.clusterFile {
+            path = file
+        } else if let file = environment.variables[ClusterFile.environmentVariable], !file.isEmpty {
+            path = file
+        } else {
+            path = environment.currentDirectory + "/" + ClusterFile.defaultRelativePath
+        }
+        let file: ClusterFile
+        do {
+            file = try ClusterFile.load(path: path)
+        } catch {
+            throw UsageError("cannot use cluster file \(path): \(error.message)"
+                + " — pass --cluster FILE, set \(ClusterFile.environmentVariable), or address a node with --node ID=ENDPOINT")
+        }
+        var nodes = file.nodes
+        for node in globals.nodes {
+            if let index = nodes.firstIndex(where: { $0.id == node.id }) {
+                nodes[index].control = node.control
+            } else {
+                nodes.append(node)
+            }
+        }
+        return (nodes, path)
+    }
+
+    /// The node with this id.
+    func node(_ id: String) throws(UsageError) -> NodeAddress {
+        let (nodes, source) = try clusterNodes()
+        guard let node = nodes.first(where: { $0.id == id }) else {
+            let known = nodes.isEmpty ? "none" : nodes.map(\.id).joined(separator: ", ")
+            throw UsageError("unknown node '\(id)' — known nodes: \(known) (from \(source))")
+        }
+        return node
+    }
+
+    // MARK: connections
+
+    /// The (cached) client for `node`.
+    func client(for node: NodeAddress) throws -> NodeClient {
+        if let client = clients[node.id] { return client }
+        let context: ZMQContext
+        if let existing = zmqContext {
+            context = existing
+        } else {
+            do {
+                context = try ZMQContext(ioThreads: 1, maxSockets: 1024)
+            } catch {
+                throw CommandFailure(.failure, "cannot start ZeroMQ: \(error)")
+            }
+            zmqContext = context
+        }
+        let client = try NodeClient(context: context, node: node)
+        clients[node.id] = client
+        return client
+    }
+
+    /// One request to one node with the global timeout.
+    func request(_ node: NodeAddress, _ operation: NodeClient.Operation, action: JSONValue? = nil) throws -> JSONValue {
+        try client(for: node).request(operation, action: action, timeout: globals.requestTimeout)
+    }
+
+    /// Closes every socket and the ZeroMQ context (linger 0: returns at once).
+    func close() {
+        for client in clients.values { client.close() }
+        clients = [:]
+        if let context = zmqContext {
+            try? context.terminate(timeout: .seconds(1))
+            zmqContext = nil
+        }
+    }
+
+    // MARK: output
+
+    /// Prints a JSON document on one line (for `-o json`).
+    func printJSON(_ value: JSONValue) {
+        stdout.line(value.compactText)
+    }
+}
+
+/// The process environment rexctl reads, injectable for tests.
+struct RexCtlEnvironment: Sendable {
+    var variables: [String: String]
+    var currentDirectory: String
+
+    /// The real process environment and working directory.
+    static var process: RexCtlEnvironment {
+        RexCtlEnvironment(variables: ProcessInfo.processInfo.environment,
+                          currentDirectory: FileManager.default.currentDirectoryPath)
+    }
+}

@@ -1,0 +1,130 @@
+/// `rexctl nodes`: every node of the cluster at a glance.
+struct NodesCommand: RexCtlCommand {
+    static let spec = CommandSpec(
+        name: "nodes",
+        abstract: "List every node: endpoints, reachable, status as seen by peers, live channels, uptime.",
+        discussion: """
+            Pings every node at once, then asks the reachable ones for their state (to learn how
+            each node sees its peers) and metrics (live channels). STATUS is how the other nodes
+            see this one: alive, suspect, gone or unknown; mixed views are counted (alive:1,gone:1).
+            Exits 2 if any node did not answer.
+            """
+    )
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {}
+
+    /// What was learned about one node.
+    struct Report: Equatable {
+        var node: NodeAddress
+        var ping: Result<JSONValue, ControlError>
+        var state: JSONValue?
+        var metrics: JSONValue?
+    }
+
+    func run(_ context: CommandContext) throws -> ExitCode {
+        let nodes = try context.clusterNodes().nodes
+        var clients: [NodeClient?] = []
+        var reports: [Report] = []
+        for node in nodes {
+            do {
+                clients.append(try context.client(for: node))
+                reports.append(Report(node: node, ping: .success(.null)))
+            } catch let error as ControlError {
+                clients.append(nil)
+                reports.append(Report(node: node, ping: .failure(error)))
+            }
+        }
+        let timeout = context.globals.requestTimeout
+        func ask(_ operation: NodeClient.Operation, onlyReachable: Bool) -> [Int: Result<JSONValue, ControlError>] {
+            let indices = reports.indices.filter { index in
+                clients[index] != nil && (!onlyReachable || (try? reports[index].ping.get()) != nil)
+            }
+            let results = NodeClient.gather(indices.map { (clients[$0]!, operation) }, timeout: timeout)
+            return Dictionary(uniqueKeysWithValues: zip(indices, results))
+        }
+        for (index, result) in ask(.ping, onlyReachable: false) { reports[index].ping = result }
+        for (index, result) in ask(.state, onlyReachable: true) { reports[index].state = try? result.get() }
+        for (index, result) in ask(.metrics, onlyReachable: true) { reports[index].metrics = try? result.get() }
+
+        switch context.globals.output {
+        case .json:
+            for document in NodesCommand.documents(reports) { context.printJSON(document) }
+        case .table:
+            context.stdout.write(NodesCommand.table(reports).render(style: context.style, statusColumns: ["REACHABLE", "STATUS"]))
+        }
+
+        let failures = reports.compactMap { report -> ControlError? in
+            if case .failure(let error) = report.ping { return error }
+            return nil
+        }
+        guard !failures.isEmpty else { return .success }
+        if failures.count == 1 {
+            let failure = failures[0]
+            context.stderr.line("Error: \(failure.descriptionWithoutHint)")
+        } else {
+            let list = failures.map { "\($0.node.id) (\($0.node.control))" }.joined(separator: ", ")
+            context.stderr.line("Error: \(failures.count) of \(reports.count) nodes did not answer within "
+                + "\(DurationParser.format(timeout)): \(list) — are they running?")
+        }
+        return .nodeError
+    }
+
+    /// How the other reachable nodes see `id`: `alive`, or counts when they disagree, or `-`.
+    static func statusSeenByPeers(_ id: String, in reports: [Report]) -> String {
+        var counts: [String: Int] = [:]
+        for report in reports where report.node.id != id {
+            if let status = report.state?["peers"]?[id]?["status"]?.stringValue { counts[status, default: 0] += 1 }
+        }
+        if counts.isEmpty { return "-" }
+        if counts.count == 1 { return counts.keys.first! }
+        let order = ["alive", "suspect", "gone", "unknown"]
+        return counts.sorted { (order.firstIndex(of: $0.key) ?? 9, $0.key) < (order.firstIndex(of: $1.key) ?? 9, $1.key) }
+            .map { "\($0.key):\($0.value)" }.joined(separator: ",")
+    }
+
+    static func table(_ reports: [Report]) -> Table {
+        var table = Table(columns: [
+            .init("ID"), .init("CONTROL"), .init("PUB"), .init("REACHABLE"), .init("STATUS"),
+            .init("CHANNELS", alignment: .right), .init("UPTIME", alignment: .right),
+        ])
+        for report in reports {
+            let ping = try? report.ping.get()
+            table.append([
+                report.node.id,
+                report.node.control,
+                ping?["pub"]?.stringValue ?? report.node.pub ?? "-",
+                ping == nil ? "no" : "yes",
+                statusSeenByPeers(report.node.id, in: reports),
+                Formatting.cell(report.metrics?["channels"]?["live"]),
+                Formatting.milliseconds(ping?["uptimeMs"]),
+            ])
+        }
+        return table
+    }
+
+    /// One JSON document per node for `-o json`.
+    static func documents(_ reports: [Report]) -> [JSONValue] {
+        reports.map { report in
+            let ping = try? report.ping.get()
+            var seenBy: [JSONValue.Member] = []
+            for other in reports where other.node.id != report.node.id {
+                if let status = other.state?["peers"]?[report.node.id]?["status"] {
+                    seenBy.append(.init(key: other.node.id, value: status))
+                }
+            }
+            var members: [JSONValue.Member] = [
+                .init(key: "id", value: .string(report.node.id)),
+                .init(key: "control", value: .string(report.node.control)),
+                .init(key: "pub", value: ping?["pub"] ?? report.node.pub.map(JSONValue.string) ?? .null),
+                .init(key: "reachable", value: .bool(ping != nil)),
+                .init(key: "seenBy", value: .object(seenBy)),
+                .init(key: "liveChannels", value: report.metrics?["channels"]?["live"] ?? .null),
+                .init(key: "ping", value: ping ?? .null),
+            ]
+            if case .failure(let error) = report.ping {
+                members.append(.init(key: "error", value: .string(error.descriptionWithoutHint)))
+            }
+            return .object(members)
+        }
+    }
+}

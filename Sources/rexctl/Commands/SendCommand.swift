@@ -1,0 +1,210 @@
+/// `rexctl send NODE ACTION [ARGS…]`: dispatch an action, once or as a small load generator.
+struct SendCommand: RexCtlCommand {
+    static let spec = CommandSpec(
+        name: "send",
+        abstract: "Send an action to a node (friendly form or raw --json); --count repeats it.",
+        discussion: """
+            ACTIONS:
+              follow NAME TOPIC [--from PEER]  subscribe under NAME (a TOPIC ending in * is a prefix)
+              unfollow NAME                    end the follow NAME
+              set TOPIC VALUE                  the feed TOPIC holds VALUE (published)
+              unset TOPIC                      the feed TOPIC stops existing
+              publish TOPIC PAYLOAD            send one message now (not deduplicated)
+              add-peer ID ENDPOINT             connect to a peer's PUB endpoint
+              remove-peer ID                   disconnect from peer ID
+              --json '{"type": ...}'           any action object, sent as is
+
+            Prints what the node accepted. With --count N the action is sent N times, one
+            request at a time, at most --rate R per second; '{i}' in an argument (or in the
+            --json text) becomes the repetition number 1...N. Progress and the achieved rate
+            are printed as it goes.
+            """,
+        arguments: [
+            ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node)."),
+            ArgumentSpec(name: "action", help: "follow, unfollow, set, unset, publish, add-peer or remove-peer.",
+                         isOptional: true),
+            ArgumentSpec(name: "args", help: "The action's arguments, as listed above.", isOptional: true, isVariadic: true),
+        ],
+        options: [
+            .option("--json", value: "action", help: #"A raw action object, e.g. '{"type":"set","topic":"a","value":"1"}'."#),
+            .option("--from", value: "peer", help: "With follow: accept the topic only from this peer."),
+            .option("--count", value: "n", help: "Send the action n times (default: 1)."),
+            .option("--rate", value: "per-second",
+                    help: "With --count: at most this many actions per second, e.g. 100 or 100/s."),
+        ]
+    )
+
+    /// A friendly action form: the word typed, the protocol type, the argument fields in order.
+    struct ActionForm: Sendable {
+        var word: String
+        var type: String
+        var fields: [String]
+    }
+
+    static let forms: [ActionForm] = [
+        ActionForm(word: "follow", type: "follow", fields: ["name", "topic"]),
+        ActionForm(word: "unfollow", type: "unfollow", fields: ["name"]),
+        ActionForm(word: "set", type: "set", fields: ["topic", "value"]),
+        ActionForm(word: "unset", type: "unset", fields: ["topic"]),
+        ActionForm(word: "publish", type: "publish", fields: ["topic", "payload"]),
+        ActionForm(word: "add-peer", type: "addPeer", fields: ["id", "endpoint"]),
+        ActionForm(word: "remove-peer", type: "removePeer", fields: ["id"]),
+    ]
+
+    var nodeID: String
+    var actionWord: String?
+    var actionArguments: [String]
+    var json: String?
+    var from: String?
+    var count = 1
+    var rate: Double?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        nodeID = arguments.argument("node") ?? ""
+        actionWord = arguments.argument("action")
+        actionArguments = arguments.variadic("args")
+        json = arguments.value("--json")
+        from = arguments.value("--from")
+        if let text = arguments.value("--count") {
+            guard let value = Int(text), value > 0 else {
+                throw UsageError("--count expects a positive whole number, not '\(text)'")
+            }
+            count = value
+        }
+        if let text = arguments.value("--rate") {
+            let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
+            guard let value = Double(number), value > 0, value.isFinite else {
+                throw UsageError("--rate expects a positive number per second such as 100 or 100/s, not '\(text)'")
+            }
+            rate = value
+        }
+    }
+
+    func validate(_ globals: GlobalOptions) throws(UsageError) {
+        _ = try action(repetition: nil)
+    }
+
+    /// The action object to dispatch; `{i}` is replaced by `repetition` when given.
+    func action(repetition: Int?) throws(UsageError) -> JSONValue {
+        func substitute(_ text: String) -> String {
+            guard let repetition else { return text }
+            return text.replacing("{i}", with: String(repetition))
+        }
+        if let json {
+            if actionWord != nil {
+                throw UsageError("give either an action or --json, not both; nothing was sent")
+            }
+            if from != nil { throw UsageError("--from goes with 'follow', not with --json; nothing was sent") }
+            let document: JSONValue
+            do {
+                document = try JSONValue.parse(substitute(json))
+            } catch {
+                throw UsageError("--json is not valid JSON (\(error)); nothing was sent")
+            }
+            guard document.members != nil, document["type"]?.stringValue != nil else {
+                throw UsageError(#"--json must be an action object with a "type" string, "#
+                    + #"e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
+            }
+            return document
+        }
+        guard let actionWord else {
+            throw UsageError("Missing expected argument '<action>' (or --json)")
+        }
+        let words = SendCommand.forms.map(\.word)
+        guard let form = SendCommand.forms.first(where: { $0.word == actionWord || $0.type == actionWord }) else {
+            throw UsageError("unknown action '\(actionWord)' — use one of \(words.joined(separator: ", ")), or --json")
+        }
+        guard actionArguments.count == form.fields.count else {
+            let expected = form.fields.map { $0.uppercased() }.joined(separator: " ")
+            let plural = form.fields.count == 1 ? "" : "s"
+            throw UsageError("'\(form.word)' expects \(expected) (\(form.fields.count) argument\(plural), "
+                + "got \(actionArguments.count))")
+        }
+        if from != nil && form.type != "follow" {
+            throw UsageError("--from goes with 'follow', not with '\(form.word)'")
+        }
+        var members: [JSONValue.Member] = [.init(key: "type", value: .string(form.type))]
+        for (field, value) in zip(form.fields, actionArguments) {
+            members.append(.init(key: field, value: .string(substitute(value))))
+        }
+        if let from { members.append(.init(key: "from", value: .string(substitute(from)))) }
+        return .object(members)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitCode {
+        let node = try context.node(nodeID)
+        if count == 1 {
+            let action = try action(repetition: nil)
+            let result = try context.request(node, .dispatch, action: action)
+            try SendCommand.checkAccepted(result, node: node)
+            switch context.globals.output {
+            case .json: context.printJSON(result)
+            case .table: context.stdout.line("\(node.id) accepted \((result["action"] ?? action).compactText)")
+            }
+            return .success
+        }
+        return try repeatSending(to: node, context: context)
+    }
+
+    static func checkAccepted(_ result: JSONValue, node: NodeAddress) throws {
+        guard result["accepted"] == .bool(true) else {
+            throw CommandFailure(.nodeError, "node \(node.id) did not accept the action: \(result.compactText)")
+        }
+    }
+
+    /// The load generator: `count` requests, one outstanding at a time, paced by `rate`.
+    private func repeatSending(to node: NodeAddress, context: CommandContext) throws -> ExitCode {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var lastProgress = start
+        var accepted = 0
+        let table = context.globals.output == .table
+        func elapsedSeconds() -> Double { (clock.now - start).seconds }
+        func summary() -> String {
+            let seconds = elapsedSeconds()
+            let achieved = seconds > 0 ? Double(accepted) / seconds : 0
+            var text = "\(node.id) accepted \(accepted)/\(count) actions in \(String(format3: seconds))s"
+                + " (\(Formatting.rate(achieved))"
+            if let rate { text += "; target \(Formatting.rate(rate))" }
+            return text + ")"
+        }
+        for repetition in 1...count {
+            if let rate {
+                Pause.until(start.advanced(by: .microseconds(Int64(Double(repetition) / rate * 1_000_000))))
+            }
+            do {
+                let result = try context.request(node, .dispatch, action: try action(repetition: repetition))
+                try SendCommand.checkAccepted(result, node: node)
+            } catch {
+                if table { context.stdout.line(summary()) }
+                throw error
+            }
+            accepted += 1
+            if table, clock.now - lastProgress >= .seconds(1), repetition < count {
+                lastProgress = clock.now
+                let seconds = elapsedSeconds()
+                context.stdout.line("\(node.id): sent \(accepted)/\(count) (\(Formatting.rate(Double(accepted) / seconds)))")
+            }
+        }
+        if table {
+            context.stdout.line(summary())
+        } else {
+            let seconds = elapsedSeconds()
+            context.printJSON(.object([
+                "node": .string(node.id),
+                "sent": .number(String(count)),
+                "accepted": .number(String(accepted)),
+                "seconds": .number(String(format3: seconds)),
+                "rate": .number(String(format3: seconds > 0 ? Double(accepted) / seconds : 0)),
+            ]))
+        }
+        return .success
+    }
+}
+
+extension String {
+    /// A non-negative number with three decimals, e.g. `10.021`.
+    init(format3 value: Double) {
+        self = Formatting.threeDecimals(value)
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import RexNode
+import Testing
+
+@testable import rexctl
+
+/// Two real nodes in-process (RexNode on free loopback ports), driven through `RexCtl.main`
+/// exactly as an operator would: every action form, keep/state/metrics in table and JSON,
+/// describe, wait (success, timeout, gone), nodes, error replies, the load generator, --watch.
+@Suite(.serialized) struct EndToEndTests {
+    /// n1 and n2, each following the other's heartbeats, with fast timings.
+    struct Cluster {
+        let n1: Node
+        let n2: Node
+
+        /// The global options that address both nodes.
+        var nodeOptions: [String] {
+            ["--node", "n1=\(n1.controlEndpoint)", "--node", "n2=\(n2.controlEndpoint)"]
+        }
+
+        /// Runs rexctl against this cluster (arguments split on spaces).
+        func run(_ line: String) async -> RunResult {
+            await cli(line.split(separator: " ").map(String.init) + nodeOptions)
+        }
+
+        func run(_ arguments: [String]) async -> RunResult {
+            await cli(arguments + nodeOptions)
+        }
+
+        static func start() throws -> Cluster {
+            let settings = NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 50)
+            let n1 = try Node.start(NodeConfiguration(
+                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                settings: settings, logLevel: .error))
+            let n2 = try Node.start(NodeConfiguration(
+                id: "n2", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                peers: ["n1": n1.pubEndpoint], settings: settings, logLevel: .error))
+            return Cluster(n1: n1, n2: n2)
+        }
+
+        func stop() async {
+            await n2.stop()
+            await n1.stop()
+        }
+    }
+
+    /// Polls `condition` for at most `timeout` (used only where rexctl wait cannot express it).
+    func eventually(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return await condition()
+    }
+
+    func json(_ result: RunResult) throws -> JSONValue {
+        try JSONValue.parse(result.stdout)
+    }
+
+    @Test func everyActionForm() async throws {
+        let cluster = try Cluster.start()
+        defer { Task { await cluster.stop() } }
+
+        // add-peer: n1 learns n2's publisher; both then see each other alive.
+        let addPeer = await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint])
+        #expect(addPeer.code == 0, "\(addPeer)")
+        #expect(addPeer.stdout == #"n1 accepted {"endpoint":"\#(cluster.n2.pubEndpoint)","id":"n2","type":"addPeer"}"# + "\n"
+            || addPeer.stdout.hasPrefix("n1 accepted {"), "\(addPeer)")
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
+
+        // follow (with --from) then set: the value travels n1 → n2.
+        let follow = await cluster.run("send n2 follow prices eu.prices --from n1")
+        #expect(follow.code == 0, "\(follow)")
+        #expect(follow.stdout.hasPrefix("n2 accepted {"))
+        #expect(follow.stdout.contains(#""from":"n1""#))
+        let live = await cluster.run("wait n2 --for keep=follow[prices] --timeout 5s")
+        #expect(live.code == 0, "\(live)")
+        #expect(live.stdout.hasPrefix("n2: keep=follow[prices] holds (after "))
+        let set = await cluster.run("send n1 set eu.prices 42")
+        #expect(set.code == 0, "\(set)")
+        #expect(set.stdout.contains(#""value":"42""#))
+        let arrived = await cluster.run("wait n2 --for state=follows.prices.lastValue=42 --timeout 5s")
+        #expect(arrived.code == 0, "\(arrived)")
+        #expect(await cluster.run("wait n1 --for state=feeds.eu.prices.value=42 --timeout 1s").code == 0)
+
+        // publish: one message now, to a prefix follow.
+        #expect(await cluster.run("send n2 follow news news.*").code == 0)
+        #expect(await cluster.run("wait n2 --for keep=follow[news] --timeout 5s").code == 0)
+        // The follow's subscription may still be travelling to n1: publish until it arrives.
+        var delivered = false
+        for attempt in 1...20 where !delivered {
+            #expect(await cluster.run("send n1 publish news.eu hello\(attempt)").code == 0)
+            delivered = await cluster.run("wait n2 --for state=follows.news.lastSender=n1 --timeout 250ms").code == 0
+        }
+        #expect(delivered)
+
+        // Raw --json, with {i} repetition numbers through the load generator.
+        let raw = await cluster.run(["send", "n1", "--json", #"{"type": "set", "topic": "eu.prices", "value": "raw"}"#])
+        #expect(raw.code == 0, "\(raw)")
+        #expect(await cluster.run("wait n2 --for state=follows.prices.lastValue=raw --timeout 5s").code == 0)
+
+        // unset: the feed disappears from n1's state and keep set.
+        #expect(await cluster.run("send n1 unset eu.prices").code == 0)
+        #expect(await eventually { (try? json(await cluster.run("state n1 -o json")))?["feeds"]?["eu.prices"] == nil })
+        #expect(await eventually { await !cluster.run("keep n1").stdout.contains("feed[eu.prices]") })
+
+        // unfollow: the follow's channel leaves n2's keep set.
+        #expect(await cluster.run("send n2 unfollow prices").code == 0)
+        #expect(await eventually { await !cluster.run("keep n2").stdout.contains("follow[prices]") })
+
+        // remove-peer: n1 forgets n2.
+        #expect(await cluster.run("send n1 remove-peer n2").code == 0)
+        #expect(await eventually { (try? json(await cluster.run("state n1 -o json")))?["peers"]?["n2"] == nil })
+
+        // -o json prints exactly the node's result: accepted plus the echoed action.
+        let echoed = try json(await cluster.run("-o json send n1 set eu.rates 1.5"))
+        #expect(echoed["accepted"] == .bool(true))
+        #expect(echoed["action"]?["value"] == .string("1.5"))
+        await cluster.stop()
+    }
+
+    @Test func errorReplyExits2WithCodeAndMessage() async throws {
+        let cluster = try Cluster.start()
+        defer { Task { await cluster.stop() } }
+        let result = await cluster.run(["send", "n1", "--json", #"{"type": "set", "topic": 5}"#])
+        #expect(result.code == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "Error: node n1 answered with an error: badAction: action 'set': field 'topic' must be a string\n")
+        let unknown = await cluster.run(["send", "n1", "--json", #"{"type": "explode"}"#])
+        #expect(unknown.code == 2)
+        #expect(unknown.stderr.hasPrefix("Error: node n1 answered with an error: unknownAction: "))
+        // The node still works afterwards.
+        #expect(await cluster.run("state n1").code == 0)
+        await cluster.stop()
+    }
+
+    @Test func keepStateMetricsDescribeInTableAndJSON() async throws {
+        let cluster = try Cluster.start()
+        defer { Task { await cluster.stop() } }
+        #expect(await cluster.run("send n2 follow prices eu.prices").code == 0)
+        #expect(await cluster.run("wait n2 --for keep=follow[prices] --for keep=pub --timeout 5s").code == 0)
+
+        let keep = await cluster.run("keep n2")
+        #expect(keep.code == 0, "\(keep)")
+        let lines = keep.stdout.split(separator: "\n")
+        #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true)
+            == ["ID", "LIFETIME", "SETTLE", "DELIVERY", "STATE", "AGE", "OPENS", "RECREATES", "DELIVERED", "DROPPED"])
+        #expect(lines.contains { $0.hasPrefix("pub ") && $0.contains("permanent") && $0.contains("live") })
+        #expect(lines.contains { $0.hasPrefix("follow[prices] ") && $0.contains("ephemeral key=eu.prices") })
+        // Every row has its columns where the header says.
+        let stateColumn = try #require(lines.first?.range(of: "STATE")).lowerBound.utf16Offset(in: String(lines.first!))
+        for line in lines.dropFirst() {
+            let cell = String(line).utf16.dropFirst(stateColumn).prefix(4)
+            #expect(String(cell) == "live" || String(cell) == "sett", "\(line)")
+        }
+
+        let keepJSON = try json(await cluster.run("-o json keep n2"))
+        let ids = keepJSON["channels"]?.elements?.compactMap { $0["id"]?.stringValue } ?? []
+        #expect(ids.contains("pub") && ids.contains("follow[prices]"))
+        #expect(keepJSON["counters"]?["cycles"]?.intValue ?? 0 > 0)
+
+        let all = await cluster.run("keep --all -o json")
+        #expect(all.code == 0)
+        #expect(all.stdout.split(separator: "\n").count == 2)
+        let allTable = await cluster.run("keep --all")
+        #expect(allTable.stdout.hasPrefix("NODE  ID "))
+        #expect(allTable.stdout.contains("\nn1    pub "))
+        #expect(allTable.stdout.contains("\nn2    pub "))
+
+        let state = await cluster.run("state n2")
+        #expect(state.code == 0)
+        #expect(state.stdout.hasPrefix("NODE      n2  (up "))
+        #expect(state.stdout.contains("\nFOLLOWS\nNAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS\nprices  eu.prices  -     -           -           0     0\n"))
+        #expect(state.stdout.contains("\nPEERS\nID  ENDPOINT"))
+        let stateJSON = try json(await cluster.run("state n2 -o json"))
+        #expect(stateJSON["id"] == .string("n2"))
+        #expect(stateJSON["follows"]?["prices"]?["topic"] == .string("eu.prices"))
+
+        let metrics = await cluster.run("metrics n1")
+        #expect(metrics.code == 0)
+        #expect(metrics.stdout.hasPrefix("METRIC "))
+        #expect(metrics.stdout.contains("\nreconcile.cycles "))
+        #expect(metrics.stdout.contains("\nchannels.live "))
+        let metricsJSON = try json(await cluster.run("-o json metrics n1"))
+        #expect(metricsJSON["uptimeMs"]?.intValue != nil)
+
+        let describe = await cluster.run("describe n2 follow[prices]")
+        #expect(describe.code == 0, "\(describe)")
+        #expect(describe.stdout.hasPrefix("Channel:       follow[prices]\nNode:          n2\nLifetime:      ephemeral\nReset key:     eu.prices\n"))
+        #expect(describe.stdout.contains("History:\n      AT  EVENT"))
+        #expect(describe.stdout.contains("  settling\n"))
+        #expect(describe.stdout.contains("  opened"))
+        let describeJSON = try json(await cluster.run("-o json describe n2 follow[prices]"))
+        #expect(describeJSON["id"] == .string("follow[prices]"))
+        #expect(describeJSON["history"]?.elements?.isEmpty == false)
+
+        // Changing the topic recreates the channel; describe tells why.
+        #expect(await cluster.run("send n2 follow prices eu.other").code == 0)
+        #expect(await cluster.run("wait n2 --for state=follows.prices.topic=eu.other --for keep=follow[prices] --timeout 5s").code == 0)
+        #expect(await eventually { await cluster.run("describe n2 follow[prices]").stdout.contains("reset key changed from eu.prices to eu.other") })
+
+        let missing = await cluster.run("describe n2 follow[nothing]")
+        #expect(missing.code == 1)
+        #expect(missing.stderr.hasPrefix("Error: channel 'follow[nothing]' is not in n2's keep set — it has: "))
+        await cluster.stop()
+    }
+
+    @Test func waitSucceedsTimesOutAndSeesPeersGo() async throws {
+        let cluster = try Cluster.start()
+        var stopped = false
+        defer { if !stopped { Task { await cluster.stop() } } }
+        #expect(await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint]).code == 0)
+
+        let holds = await cluster.run("wait n1 --for keep=pub --for state=id=n1 --timeout 5s")
+        #expect(holds.code == 0, "\(holds)")
+        #expect(holds.stdout.hasPrefix("n1: keep=pub, state=id=n1 hold (after "))
+        let holdsJSON = await cluster.run("wait n1 --for keep=pub -o json --timeout 5s")
+        #expect(holdsJSON.code == 0)
+        #expect(try json(holdsJSON)["channels"] != nil)
+
+        let timeout = await cluster.run("wait n1 --for keep=follow[never] --timeout 300ms")
+        #expect(timeout.code == 1, "\(timeout)")
+        #expect(timeout.elapsed >= .milliseconds(290))
+        #expect(timeout.elapsed < .seconds(2))
+        #expect(timeout.stderr == "Error: n1: keep=follow[never] did not hold within 300ms (last seen: follow[never] is not in the keep set)\n")
+
+        let value = await cluster.run("wait n1 --for state=settings.heartbeatIntervalMs=51 --timeout 200ms")
+        #expect(value.code == 1)
+        #expect(value.stderr.contains("(last seen: settings.heartbeatIntervalMs is 50)"))
+
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        await cluster.n2.stop()
+        let gone = await cluster.run("wait n1 --for gone=n2 --timeout 5s")
+        #expect(gone.code == 0, "\(gone)")
+        #expect(gone.stdout.hasPrefix("n1: gone=n2 holds"))
+        await cluster.n1.stop()
+        stopped = true
+    }
+
+    @Test func nodesShowsReachabilityAndPeerStatus() async throws {
+        let cluster = try Cluster.start()
+        defer { Task { await cluster.stop() } }
+        #expect(await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint]).code == 0)
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
+
+        let nodes = await cluster.run("nodes")
+        #expect(nodes.code == 0, "\(nodes)")
+        let lines = nodes.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(lines.first == ["ID", "CONTROL", "PUB", "REACHABLE", "STATUS", "CHANNELS", "UPTIME"])
+        #expect(lines.count == 3)
+        #expect(lines[1].prefix(5) == ["n1", Substring(cluster.n1.controlEndpoint), Substring(cluster.n1.pubEndpoint), "yes", "alive"])
+        #expect(lines[2].prefix(5) == ["n2", Substring(cluster.n2.controlEndpoint), Substring(cluster.n2.pubEndpoint), "yes", "alive"])
+
+        let documents = await cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        #expect(documents.count == 2)
+        #expect(documents.first?["reachable"] == .bool(true))
+        #expect(documents.first?["seenBy"]?["n2"] == .string("alive"))
+        #expect(documents.first?["ping"]?["node"] == .string("n1"))
+
+        // A third node that is down: listed as unreachable, exit 2, the others still shown.
+        let down = try unusedLoopbackEndpoint()
+        let partial = await cli(["nodes", "--timeout", "300ms", "--node", "n3=\(down)"] + cluster.nodeOptions)
+        #expect(partial.code == 2)
+        #expect(partial.stdout.contains(" yes "))
+        #expect(partial.stdout.contains("n3  \(down)"))
+        #expect(partial.stderr == "Error: node n3 at \(down) did not answer within 300ms — is it running?\n")
+        await cluster.stop()
+    }
+
+    @Test func loadGeneratorAndWatch() async throws {
+        let cluster = try Cluster.start()
+        defer { Task { await cluster.stop() } }
+        let load = await cluster.run(["send", "n1", "set", "load", "v{i}", "--count", "40", "--rate", "200/s"])
+        #expect(load.code == 0, "\(load)")
+        #expect(load.stdout.hasPrefix("n1 accepted 40/40 actions in "))
+        #expect(load.stdout.hasSuffix("; target 200.0/s)\n"))
+        #expect(load.elapsed >= .milliseconds(190))
+        #expect(await cluster.run("wait n1 --for state=feeds.load.value=v40 --timeout 2s").code == 0)
+
+        let loadJSON = try json(await cluster.run("send n1 set load x{i} --count 5 -o json"))
+        #expect(loadJSON["accepted"] == .number("5"))
+
+        let watch = await cluster.run("keep n1 --watch --timeout 700ms")
+        #expect(watch.code == 0, "\(watch)")
+        #expect(watch.elapsed >= .milliseconds(690))
+        #expect(watch.elapsed < .seconds(3))
+        #expect(watch.stdout.hasPrefix("ID "))
+        #expect(watch.stdout.contains("\npub "))
+        let watchJSON = await cluster.run("keep n1 --watch --timeout 300ms -o json")
+        #expect(watchJSON.code == 0)
+        #expect(watchJSON.stdout.split(separator: "\n").allSatisfy { (try? JSONValue.parse(String($0))) != nil })
+        await cluster.stop()
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import ZMQ
+
+@testable import rexctl
+
+/// What one in-process run of rexctl produced.
+struct RunResult: Sendable, CustomStringConvertible {
+    var code: Int32
+    var stdout: String
+    var stderr: String
+    var elapsed: Duration
+
+    var description: String { "exit \(code)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+}
+
+/// An environment with no variables and a working directory without a cluster file.
+let emptyEnvironment = RexCtlEnvironment(variables: [:], currentDirectory: "/nonexistent-rexctl-test")
+
+/// Runs `rexctl` with `arguments` in-process, on a thread of its own.
+///
+/// rexctl blocks (sockets, polls, sleeps); running it on a plain thread keeps the test's
+/// cooperative threads free, so tests running in parallel (on 2 cores) are never starved.
+func cli(_ arguments: [String], environment: RexCtlEnvironment = emptyEnvironment) async -> RunResult {
+    await withCheckedContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(returning: runBlocking(arguments, environment: environment))
+        }
+        thread.start()
+    }
+}
+
+/// Runs `rexctl` on the calling thread.
+func runBlocking(_ arguments: [String], environment: RexCtlEnvironment) -> RunResult {
+    let stdout = BufferOutput()
+    let stderr = BufferOutput()
+    let clock = ContinuousClock()
+    let start = clock.now
+    let code = RexCtl.main(arguments: arguments, environment: environment, stdout: stdout, stderr: stderr)
+    return RunResult(code: code, stdout: stdout.text, stderr: stderr.text, elapsed: clock.now - start)
+}
+
+/// Runs `rexctl` with `arguments` split on spaces.
+func cli(_ line: String, environment: RexCtlEnvironment = emptyEnvironment) async -> RunResult {
+    await cli(line.split(separator: " ").map(String.init), environment: environment)
+}
+
+/// A loopback endpoint nobody listens on: bound once to learn a free port, then released.
+func unusedLoopbackEndpoint() throws -> String {
+    let context = try ZMQContext()
+    let socket = try context.socket(.router)
+    try socket.bind("tcp://127.0.0.1:*")
+    let endpoint = try #require(try socket.lastEndpoint)
+    try socket.unbind(endpoint)
+    socket.close()
+    try context.terminate()
+    return endpoint
+}
+
+/// A ROUTER that only listens, to prove that rexctl sent nothing. Never answers.
+final class SilentListener {
+    let context: ZMQContext
+    let socket: ZMQSocket
+    let endpoint: String
+
+    init() throws {
+        context = try ZMQContext()
+        socket = try context.socket(.router)
+        try socket.bind("tcp://127.0.0.1:*")
+        endpoint = try #require(try socket.lastEndpoint)
+    }
+
+    /// Every message that arrives within `window` (last frames as text).
+    func received(within window: Duration) throws -> [String] {
+        // Blocks for `window`; fine for the few short windows the tests use.
+        let poller = ZMQPoller()
+        try poller.register(socket)
+        let deadline = ContinuousClock.now + window
+        var messages: [String] = []
+        while ContinuousClock.now < deadline {
+            _ = try poller.poll(timeout: ContinuousClock.now.duration(to: deadline))
+            while let frames = try socket.tryReceiveMultipart() {
+                messages.append(String(decoding: frames.last ?? [], as: UTF8.self))
+            }
+        }
+        return messages
+    }
+
+    func close() {
+        socket.close()
+        try? context.terminate()
+    }
+}
+
+/// A temporary directory removed by `cleanup()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "rexctl-tests-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func write(_ relativePath: String, _ text: String) throws {
+        let url = URL(fileURLWithPath: path + "/" + relativePath)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
