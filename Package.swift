@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "RexNode", targets: ["RexNode"]),
         .executable(name: "rexnode", targets: ["rexnode"]),
         .executable(name: "rexctl", targets: ["rexctl"]),
+        .executable(name: "nodebench", targets: ["nodebench"]),
     ],
     targets: [
         // Core: toolchain modules only, no C.
@@ -37,6 +38,7 @@ let package = Package(
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
         .executableTarget(name: "zmqbench", dependencies: ["ZMQ"]),
+        .executableTarget(name: "nodebench", dependencies: ["RexNode", "SwiftRex", "ZMQ"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),

@@ -1,0 +1,3 @@
+import RexNode
+
+print("nodebench")
