@@ -32,7 +32,9 @@ import SwiftRexTesting
         var balanced: Bool { open.withLock { $0.values.allSatisfy { $0 == 0 || $0 == 1 } } }
     }
 
-    static func behavior(_ liveness: Liveness) -> Behavior<[Op], [Int: Entry], Void> {
+    /// `ordered`: channels in key order, so most ids keep their positions between cycles (the
+    /// engine's in-place path); otherwise dictionary order, which reshuffles (the full diff).
+    static func behavior(_ liveness: Liveness, ordered: Bool) -> Behavior<[Op], [Int: Entry], Void> {
         Behavior<[Op], [Int: Entry], Void>
             .reduce { ops, state in
                 for op in ops {
@@ -44,8 +46,10 @@ import SwiftRexTesting
             }
             .supervise { state in
                 Supervision { _ in
-                    state.map { id, entry in
-                        Channel(id: id, lifetime: .ephemeral(resetKey: entry.resetKey), broadcasting: .onChange(entry.value)) { _ in
+                    let ids = ordered ? state.keys.sorted() : Array(state.keys)
+                    return ids.map { id in
+                        let entry = state[id]!
+                        return Channel(id: id, lifetime: .ephemeral(resetKey: entry.resetKey), broadcasting: .onChange(entry.value)) { _ in
                             liveness.opened(id)
                             return ChannelHandler(receive: { (_: Int) in }, cancel: { liveness.closed(id) })
                         }
@@ -66,12 +70,12 @@ import SwiftRexTesting
         }
     }
 
-    @Test(arguments: [false, true])
-    func liveSetMatchesSuperviseAndTheDiffIsMinimal(strict: Bool) async {
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func liveSetMatchesSuperviseAndTheDiffIsMinimal(strict: Bool, ordered: Bool) async {
         var random = SeededGenerator(state: strict ? 7 : 42)
         let liveness = Liveness()
         let store = TestStore(
-            initial: [:], behavior: Self.behavior(liveness), environment: (),
+            initial: [:], behavior: Self.behavior(liveness, ordered: ordered), environment: (),
             options: StoreOptions(strictChannels: strict)
         )
         var model: [Int: Entry] = [:]
@@ -125,5 +129,62 @@ import SwiftRexTesting
         #expect(model.count > 100, "the run reached hundreds of channels")
         await store.release()
         #expect(liveness.liveIDs.isEmpty, "release ran every cancel")
+    }
+
+    /// Ids replaced and swapped at fixed positions: the engine's in-place path with moved ids.
+    @Test(arguments: [false, true])
+    func replacingAndSwappingIdsInPlaceKeepsTheSetExact(strict: Bool) async {
+        var random = SeededGenerator(state: strict ? 3 : 5)
+        let liveness = Liveness()
+        struct Slot: Sendable, Equatable { var id: Int; var resetKey: Int }
+        let behavior = Behavior<[Slot], [Slot], Void>
+            .reduce { slots, state in state = slots }
+            .supervise { state in
+                Supervision { _ in
+                    state.map { slot in
+                        Channel(id: slot.id, lifetime: .ephemeral(resetKey: slot.resetKey)) { _ in
+                            liveness.opened(slot.id)
+                            return .cancelOnly { liveness.closed(slot.id) }
+                        }
+                    }
+                }
+            }
+        var slots = (0..<200).map { Slot(id: $0, resetKey: 0) }
+        var nextID = 200
+        let store = TestStore(initial: slots, behavior: behavior, environment: (), options: StoreOptions(strictChannels: strict))
+        await store.settle()
+        var previous = await store.keep().counters
+        for step in 0..<200 {
+            var next = slots
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let position = Int.random(in: 0..<next.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    next[position].id = nextID
+                    nextID += 1
+                case 1:
+                    next.swapAt(position, Int.random(in: 0..<next.count, using: &random))
+                default:
+                    next[position].resetKey += 1
+                }
+            }
+            let before = Dictionary(uniqueKeysWithValues: slots.map { ($0.id, $0.resetKey) })
+            let after = Dictionary(uniqueKeysWithValues: next.map { ($0.id, $0.resetKey) })
+            let added = after.keys.filter { before[$0] == nil }.count
+            let removed = before.keys.filter { after[$0] == nil }.count
+            let recreated = after.keys.filter { before[$0] != nil && before[$0] != after[$0] }.count
+            let expectedState = next
+            await store.send(next) { $0 = expectedState }
+            slots = next
+            let counters = await store.keep().counters
+            let fresh = added + recreated
+            #expect(counters.opens - previous.opens == (strict ? 2 * fresh : fresh), "step \(step): opens")
+            #expect(counters.cancels - previous.cancels == removed + recreated + (strict ? fresh : 0), "step \(step): cancels")
+            #expect(liveness.liveIDs == Set(slots.map(\.id)), "step \(step): live set")
+            previous = counters
+        }
+        #expect(liveness.balanced)
+        await store.release()
+        #expect(liveness.liveIDs.isEmpty)
     }
 }

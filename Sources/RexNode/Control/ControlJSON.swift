@@ -64,7 +64,6 @@ enum ControlJSON {
             json["event"] = "recreated"
             json["from"] = from.map { "\($0)" as Any } ?? NSNull()
             json["to"] = to.map { "\($0)" as Any } ?? NSNull()
-        case .delivered: json["event"] = "delivered"
         case .dropped(let reason):
             json["event"] = "dropped"
             json["reason"] = reason

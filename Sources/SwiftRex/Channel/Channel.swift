@@ -17,14 +17,18 @@ public struct Channel<Action: Sendable>: Sendable {
     /// How long the engine keeps a channel alive, and what makes it recreate.
     public typealias Lifetime = ChannelLifetime
 
+    /// One allocation holds the declaration: a supervise builds thousands of channels per
+    /// cycle and the engine copies them around, and a copy is then a single retain.
+    let storage: ChannelStorage<Action>
+
     /// The registry key, shared with keyed effects.
-    public let id: AnyHashableSendable
-    public let lifetime: ChannelLifetime
-    public let delivery: ChannelDelivery
+    public var id: AnyHashableSendable { storage.id }
+    public var lifetime: ChannelLifetime { storage.lifetime }
+    public var delivery: ChannelDelivery { storage.delivery }
     /// Where the channel was declared; actions its body dispatches carry this source.
-    public let source: ActionSource
-    let payload: ChannelPayload
-    let opener: ChannelOpener<Action>
+    public var source: ActionSource { storage.source }
+    var payload: ChannelPayload { storage.payload }
+    var opener: ChannelOpener<Action> { storage.opener }
 
     /// Declares a channel.
     ///
@@ -93,12 +97,9 @@ public struct Channel<Action: Sendable>: Sendable {
         payload: ChannelPayload,
         opener: ChannelOpener<Action>
     ) {
-        self.id = id
-        self.lifetime = lifetime
-        self.delivery = delivery
-        self.source = source
-        self.payload = payload
-        self.opener = opener
+        storage = ChannelStorage(
+            id: id, lifetime: lifetime, delivery: delivery, source: source, payload: payload, opener: opener
+        )
     }
 
     /// The same channel re-typed to dispatch `transform(action)`.
@@ -125,6 +126,28 @@ public struct Channel<Action: Sendable>: Sendable {
         case .throttle(let interval, let latest): .throttle(interval.clampedToZero, latest: latest)
         case .debounce(let quiet): .debounce(quiet.clampedToZero)
         }
+    }
+}
+
+/// The immutable declaration behind a `Channel` value.
+final class ChannelStorage<Action: Sendable>: Sendable {
+    let id: AnyHashableSendable
+    let lifetime: ChannelLifetime
+    let delivery: ChannelDelivery
+    let source: ActionSource
+    let payload: ChannelPayload
+    let opener: ChannelOpener<Action>
+
+    init(
+        id: AnyHashableSendable, lifetime: ChannelLifetime, delivery: ChannelDelivery, source: ActionSource,
+        payload: ChannelPayload, opener: ChannelOpener<Action>
+    ) {
+        self.id = id
+        self.lifetime = lifetime
+        self.delivery = delivery
+        self.source = source
+        self.payload = payload
+        self.opener = opener
     }
 }
 

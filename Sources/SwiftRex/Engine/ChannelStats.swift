@@ -1,6 +1,8 @@
 /// Per-id counters and a short history, kept across recreations of the same id.
 final class ChannelStats {
-    static let historyLimit = 16
+    /// Lifecycle events and drops only (deliveries are counted, not logged), so the ring holds
+    /// what explains a channel: opens, recreates with their keys, drops and cancels.
+    static let historyLimit = 8
 
     var opens = 0
     var recreates = 0

@@ -127,7 +127,6 @@ extension EffectEngine {
         if handler.receive(value) {
             counters.deliveries += 1
             live.stats.deliveries += 1
-            live.stats.record(.delivered, at: clock.now())
         } else {
             drop(live, reason: "value type does not match the channel")
         }

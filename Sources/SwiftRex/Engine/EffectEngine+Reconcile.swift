@@ -13,8 +13,11 @@ extension EffectEngine {
     @discardableResult
     func reconcile(_ desired: [Channel<Action>]) -> Bool {
         counters.cycles += 1
-        if memory.matchesLastCycle(desired) { return false }
         cycleChanged = false
+        if reconcileInPlace(desired) {
+            if cycleChanged { counters.changedCycles += 1 }
+            return cycleChanged
+        }
         memory.cycle &+= 1
         let cycle = memory.cycle
         memory.order.removeAll(keepingCapacity: true)
@@ -75,6 +78,87 @@ extension EffectEngine {
         memory.remember(desired)
         if cycleChanged { counters.changedCycles += 1 }
         return cycleChanged
+    }
+
+    /// The common case: most ids sit at the same positions as last cycle. Unchanged positions
+    /// cost two comparisons and no hashing; only positions whose reset key or value changed, and
+    /// positions whose id changed (a few ids replaced by others), touch the index. An unchanged
+    /// cycle is two linear scans with no allocation.
+    ///
+    /// Returns false, having changed nothing, when the list moved too much or holds duplicates:
+    /// then the full diff runs.
+    private func reconcileInPlace(_ desired: [Channel<Action>]) -> Bool {
+        let count = desired.count
+        // Same length, and last cycle had no duplicate ids (one record per position).
+        guard count == memory.lastSignature.count, memory.records.count == count, count > 0 else { return false }
+        var moved: [Int] = []
+        let limit = max(count / 4, 1)
+        let fits = desired.withUnsafeBufferPointer { channels in
+            memory.lastSignature.withUnsafeBufferPointer { signatures in
+                for position in 0..<count where channels[position].storage.id != signatures[position].id {
+                    moved.append(position)
+                    if moved.count > limit { return false }
+                }
+                return true
+            }
+        }
+        guard fits else { return false }
+
+        // Ids that changed position: which old ones remain (elsewhere) and which new ones arrive.
+        var leaving: Set<AnyHashableSendable> = []
+        var arriving: Set<AnyHashableSendable> = []
+        if !moved.isEmpty {
+            for position in moved { leaving.insert(memory.lastSignature[position].id) }
+            for position in moved {
+                let id = desired[position].storage.id
+                guard arriving.insert(id).inserted else { return false }                       // duplicate
+                if memory.index[id] != nil, !leaving.contains(id) { return false }              // duplicate
+            }
+            leaving.subtract(arriving)
+        }
+
+        for position in 0..<count {
+            let storage = desired[position].storage
+            let resetKey = storage.lifetime.resetKey
+            let broadcast = storage.payload.broadcastIdentity
+            let previous = memory.lastSignature[position]
+            if previous.id == storage.id, resetKey == previous.resetKey, broadcast == previous.broadcast { continue }
+            if let slot = memory.index[storage.id] {
+                let record = memory.records[slot]
+                if record.resetKey != resetKey {
+                    recreate(desired[position], from: record.resetKey, stats: record.stats)
+                } else if record.broadcast != broadcast {
+                    pipe(desired[position])
+                }
+                memory.records[slot].resetKey = resetKey
+                memory.records[slot].broadcast = broadcast
+            } else {
+                let stats = ChannelStats()
+                memory.index[storage.id] = memory.records.count
+                memory.records.append(ReconcileMemory.Record(
+                    id: storage.id, resetKey: resetKey, broadcast: broadcast, seenCycle: memory.cycle,
+                    desiredIndex: position, isNew: false, stats: stats
+                ))
+                appear(desired[position], stats: stats)
+            }
+            memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: resetKey, broadcast: broadcast)
+        }
+        // Ids that left: cancelled after every open of this cycle.
+        for id in leaving {
+            cancel(id, reason: "left the desired set")
+            removeRecord(id)
+        }
+        return true
+    }
+
+    /// Drops the memory of one id (swap-remove keeps the records dense).
+    private func removeRecord(_ id: AnyHashableSendable) {
+        guard let slot = memory.index.removeValue(forKey: id) else { return }
+        let last = memory.records.removeLast()
+        if slot < memory.records.count {
+            memory.records[slot] = last
+            memory.index[last.id] = slot
+        }
     }
 
     private func appear(_ channel: Channel<Action>, stats: ChannelStats) {

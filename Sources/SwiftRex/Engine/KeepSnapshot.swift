@@ -51,7 +51,6 @@ public struct ChannelEvent: Sendable {
         case opened
         case settling
         case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
-        case delivered
         case dropped(reason: String)
         case cancelled(reason: String)
     }

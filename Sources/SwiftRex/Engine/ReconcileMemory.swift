@@ -1,8 +1,9 @@
 /// What the engine remembers of the previous reconcile cycle.
 ///
-/// Records live in a contiguous array with an index by id, so a cycle costs one hash lookup per
-/// desired channel and one linear scan to find the ids that left. The raw signature of the last
-/// desired list lets an unchanged cycle finish with a linear comparison and no hashing at all.
+/// Records live in a contiguous array with an index by id, so a full diff costs one hash lookup
+/// per desired channel and one linear scan to find the ids that left. The signature of the last
+/// desired list (its ids, reset keys and values, in order) lets a cycle whose ids did not move
+/// finish with linear comparisons and touch the index only for entries that changed.
 struct ReconcileMemory {
     struct Record {
         let id: AnyHashableSendable
@@ -28,24 +29,12 @@ struct ReconcileMemory {
     /// Record indices in first-appearance order for the current cycle (reused buffer).
     var order: [Int] = []
 
-    /// Whether `desired` is entry for entry what the last cycle saw.
-    func matchesLastCycle<Action>(_ desired: [Channel<Action>]) -> Bool {
-        guard desired.count == lastSignature.count else { return false }
-        for i in desired.indices {
-            let channel = desired[i]
-            let previous = lastSignature[i]
-            guard channel.id == previous.id,
-                  channel.lifetime.resetKey == previous.resetKey,
-                  channel.payload.broadcastIdentity == previous.broadcast else { return false }
-        }
-        return true
-    }
-
     mutating func remember<Action>(_ desired: [Channel<Action>]) {
         lastSignature.removeAll(keepingCapacity: true)
         for channel in desired {
+            let storage = channel.storage
             lastSignature.append(Signature(
-                id: channel.id, resetKey: channel.lifetime.resetKey, broadcast: channel.payload.broadcastIdentity
+                id: storage.id, resetKey: storage.lifetime.resetKey, broadcast: storage.payload.broadcastIdentity
             ))
         }
     }

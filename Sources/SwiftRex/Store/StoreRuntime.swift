@@ -131,16 +131,20 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
     /// After a batch: evaluate supervise and reconcile once, then publish the state.
     private func finishBatch(mutated: Bool, reconcile: Bool) {
         if reconcile, let supervisor = behavior.supervisor {
+            // Build = evaluating supervise plus freeing the desired list afterwards; diff =
+            // comparing it with what runs and applying the changes.
             let start = ContinuousClock.now
-            let desired = supervisor(state, environment)
+            var desired = supervisor(state, environment)
             let built = ContinuousClock.now
-            engine.reconcile(desired)
+            withExtendedLifetime(desired) { engine.reconcile(desired) }
+            let diffed = ContinuousClock.now
+            desired = []
             let end = ContinuousClock.now
             var counters = engine.counters
             counters.lastDuration = end - start
             counters.maxDuration = max(counters.maxDuration, counters.lastDuration)
-            counters.totalBuildDuration += built - start
-            counters.totalDiffDuration += end - built
+            counters.totalBuildDuration += (built - start) + (end - diffed)
+            counters.totalDiffDuration += diffed - built
             engine.counters = counters
         }
         if mutated { published.publish(state) }
