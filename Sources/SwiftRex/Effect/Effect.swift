@@ -89,6 +89,9 @@ public struct Effect<Action: Sendable>: Sendable {
         return Effect(components: lhs.components + rhs.components)
     }
 
+    /// This effect and `other`, run concurrently.
+    public func combined(with other: Effect) -> Effect { .combine(self, other) }
+
     /// Runs all effects concurrently (a left fold of `combine`).
     public static func combine(_ effects: [Effect]) -> Effect {
         Effect(components: effects.flatMap(\.components))
