@@ -142,4 +142,19 @@ import SwiftRex
         #expect(counters.opens == counters.cancels, "every open channel was cancelled once")
         #expect(await eventually { openFileDescriptors() <= fdsBefore })
     }
+
+    @Test func topicsAreFramedSoAnExactFollowNeverMatchesALongerTopic() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "exact", topic: "a.b", from: nil))
+        n2.dispatch(.follow(name: "prefix", topic: "a.*", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().isSuperset(of: ["a.b", "a.*"]) })
+        n1.dispatch(.publish(topic: "a.bc", payload: "longer"))
+        n1.dispatch(.publish(topic: "a.b", payload: "exact"))
+        #expect(await eventually { n2.state.follows["exact"]?.count == 1 && n2.state.follows["prefix"]?.count == 2 })
+        #expect(n2.state.follows["exact"]?.lastValue == "exact", "a.bc never reached the a.b follow")
+        #expect(n2.state.follows["prefix"]?.lastTopic == "a.b")
+        await n2.stop()
+        await n1.stop()
+    }
 }
