@@ -245,3 +245,19 @@ import SwiftRexTesting
         await store.finish()
     }
 }
+
+/// The reconcile duration histogram reports percentiles within a bucket's width.
+@Suite struct DurationHistogramTests {
+    @Test func percentilesFallWithinTheirBucket() {
+        var histogram = DurationHistogram()
+        #expect(histogram.percentile(0.5) == .zero)
+        for microseconds in 1...100 { histogram.record(.microseconds(microseconds)) }
+        let median = histogram.percentile(0.5)
+        let p99 = histogram.percentile(0.99)
+        #expect(median >= .microseconds(50) && median <= .microseconds(60))
+        #expect(p99 >= .microseconds(99) && p99 <= .microseconds(100))
+        #expect(histogram.count == 100 && histogram.max == .microseconds(100))
+        histogram.record(.seconds(-1))
+        #expect(histogram.count == 101)
+    }
+}

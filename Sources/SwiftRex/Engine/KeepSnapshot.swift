@@ -84,6 +84,8 @@ public struct ReconcileCounters: Sendable, Equatable {
     public var totalBuildDuration: Duration = .zero
     /// Wall time spent diffing and applying, in total.
     public var totalDiffDuration: Duration = .zero
+    /// Every cycle's wall time (build plus diff), for percentiles.
+    public var cycleDurations = DurationHistogram()
     /// Live channel instances now (opens − cancels).
     public var liveChannels: Int { opens - cancels }
 

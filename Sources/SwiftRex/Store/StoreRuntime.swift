@@ -140,12 +140,12 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
             let diffed = ContinuousClock.now
             desired = []
             let end = ContinuousClock.now
-            var counters = engine.counters
-            counters.lastDuration = end - start
-            counters.maxDuration = max(counters.maxDuration, counters.lastDuration)
-            counters.totalBuildDuration += (built - start) + (end - diffed)
-            counters.totalDiffDuration += diffed - built
-            engine.counters = counters
+            let cycle = end - start
+            engine.counters.lastDuration = cycle
+            engine.counters.maxDuration = max(engine.counters.maxDuration, cycle)
+            engine.counters.totalBuildDuration += (built - start) + (end - diffed)
+            engine.counters.totalDiffDuration += diffed - built
+            engine.counters.cycleDurations.record(cycle)
         }
         if mutated { published.publish(state) }
     }
