@@ -18,7 +18,7 @@ do {
     case "thr":
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench thr <count> [window]", code: 64) }
         alarm(120)
-        try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000)
+        try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000)
     case "churn":
         guard arguments.count >= 3, let mode = FollowChurn.Mode(rawValue: arguments[1]), let seconds = Double(arguments[2]) else {
             fail("usage: nodebench churn <shared|from> <seconds> [node|publisher] [follows]", code: 64)
