@@ -5,7 +5,7 @@ import Foundation
 /// repetition so both see the same machine at the same time, and prints the tables.
 struct Report {
     var quick = false
-    var repetitions = 3
+    var repetitions = 5
     var runC = true
     var sync = FollowChurn.Sync.publisher
     var baseline = Baseline()

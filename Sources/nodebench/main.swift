@@ -2,7 +2,7 @@ import Foundation
 
 // nodebench: RexNode end to end, next to raw libzmq measured in the same run.
 //
-//   swift run -c release nodebench            full run (~2 min): 3 repetitions
+//   swift run -c release nodebench            full run (~75 s): 5 repetitions
 //   swift run -c release nodebench --quick    smoke run (< 30 s): 1 repetition, smaller counts
 //   options: --reps N, --no-c (node only), --sync node|publisher (when a churn round counts),
 //            --baseline DIR (C sources; default /work/shared/bench/zmq-baseline)
