@@ -1,3 +1,62 @@
-import RexNode
+import Foundation
 
-print("nodebench")
+// nodebench: RexNode end to end, next to raw libzmq measured in the same run.
+//
+//   swift run -c release nodebench            full run (~75 s): 5 repetitions
+//   swift run -c release nodebench --quick    smoke run (< 30 s): 1 repetition, smaller counts
+//   options: --reps N, --no-c (node only), --sync node|publisher (when a churn round counts),
+//            --baseline DIR (C sources; default /work/shared/bench/zmq-baseline)
+//
+// Single measurements (one result line each; the parent runs them as child processes):
+//   nodebench thr <count> [window]                            end-to-end throughput
+//   nodebench churn <shared|from> <seconds> [node|publisher] [follows]   follow-topic churn
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+do {
+    switch arguments.first {
+    case "thr":
+        guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench thr <count> [window]", code: 64) }
+        alarm(120)
+        try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000)
+    case "churn":
+        guard arguments.count >= 3, let mode = FollowChurn.Mode(rawValue: arguments[1]), let seconds = Double(arguments[2]) else {
+            fail("usage: nodebench churn <shared|from> <seconds> [node|publisher] [follows]", code: 64)
+        }
+        let sync = arguments.count > 3 ? FollowChurn.Sync(rawValue: arguments[3]) ?? .publisher : .publisher
+        let follows = arguments.count > 4 ? Int(arguments[4]) ?? 100 : 100
+        alarm(120)
+        try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows)
+    default:
+        var report = Report()
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--quick": report.quick = true
+            case "--no-c": report.runC = false
+            case "--reps":
+                index += 1
+                guard index < arguments.count, let reps = Int(arguments[index]), reps > 0 else { fail("--reps needs a number", code: 64) }
+                report.repetitions = reps
+            case "--sync":
+                index += 1
+                guard index < arguments.count, let sync = FollowChurn.Sync(rawValue: arguments[index]) else { fail("--sync node|publisher", code: 64) }
+                report.sync = sync
+            case "--baseline":
+                index += 1
+                guard index < arguments.count else { fail("--baseline needs a directory", code: 64) }
+                report.baseline.sourceDirectory = arguments[index]
+            case "-h", "--help":
+                print("usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]")
+                print("       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]")
+                exit(0)
+            default:
+                fail("unknown argument \(arguments[index]) (try --help)", code: 64)
+            }
+            index += 1
+        }
+        report.run()
+    }
+} catch {
+    fail("\(error)")
+}

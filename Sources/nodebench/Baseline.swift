@@ -1,0 +1,49 @@
+import Foundation
+
+/// The C baseline (`thr.c`, `churn.c`), compiled with gcc -O2 into a temporary directory and run
+/// as child processes in the same run as the node benchmarks, as zmqbench does.
+struct Baseline {
+    var sourceDirectory = ProcessInfo.processInfo.environment["ZMQ_BASELINE_DIR"] ?? "/work/shared/bench/zmq-baseline"
+    var buildDirectory = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/nodebench-c"
+
+    /// Compiles thr.c and churn.c; false (with a message) when that fails.
+    func build() -> Bool {
+        try? FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
+        for program in ["thr", "churn"] {
+            let gcc = ChildProcess(executable: "/usr/bin/env", arguments: [
+                "gcc", "-O2", "-Wall", "-I", sourceDirectory, "-o", "\(buildDirectory)/\(program)",
+                "\(sourceDirectory)/\(program).c", "-lzmq", "-lpthread",
+            ])
+            gcc.start()
+            let (_, status) = gcc.collectOutput(timeout: .seconds(60))
+            if status != 0 {
+                note("nodebench: cannot build the C baseline from \(sourceDirectory); node figures only")
+                return false
+            }
+        }
+        return true
+    }
+
+    /// `thr tcp 16 <count> 0`: raw PUB→SUB messages per second.
+    func throughput(count: Int) -> Double? {
+        run("thr", ["tcp", "16", "\(count)", "0"], metric: "msg_s")
+    }
+
+    /// `churn recreate <cycles> xpub`: SUB socket recreate cycles per second.
+    func recreate(cycles: Int) -> Double? {
+        run("churn", ["recreate", "\(cycles)", "xpub"], metric: "cycles_s")
+    }
+
+    private func run(_ program: String, _ arguments: [String], metric: String) -> Double? {
+        let child = ChildProcess(executable: "\(buildDirectory)/\(program)", arguments: arguments)
+        child.start()
+        let (output, status) = child.collectOutput(timeout: .seconds(120))
+        let line = output.split(separator: "\n").last.map(String.init) ?? ""
+        guard status == 0, let text = field(metric, in: line), let value = Double(text) else {
+            note("  c \(program) \(arguments.joined(separator: " ")): FAILED (status \(status.map(String.init) ?? "killed")) \(output)")
+            return nil
+        }
+        note("  c     \(program) \(arguments.joined(separator: " ")): \(grouped(value)) \(metric)")
+        return value
+    }
+}

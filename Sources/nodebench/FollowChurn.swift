@@ -1,0 +1,119 @@
+import Foundation
+import RexNode
+import SwiftRex
+
+/// Sustained follow-topic changes: node `f` holds 100 follows and changes the topic of all of
+/// them, round after round, for a few seconds; node `p` is the peer whose publisher sees the
+/// subscriptions. `followSettleMs` is 0, so a change recreates its channel in the batch that
+/// reduces it.
+///
+/// A round is 100 `.follow(name:topic:from:)` actions (one per follow, new topics). The next
+/// round starts only once the round counts as done, so no change is coalesced with a later one:
+/// - sync `node`: `f`'s state shows the round (its reconcile ran in that batch: the old channel
+///   was cancelled, the new one opened);
+/// - sync `publisher` (strict, default): in addition, `p`'s publisher has seen every new
+///   subscription of the round.
+/// The rate is changes / time until the last round counted. Then the leak checks: keep-set
+/// opens − cancels == live channels, recreates == changes, socket and fd counts back to their
+/// values before the churn, and back to their values before the follows after unfollowing all.
+enum FollowChurn {
+    enum Mode: String { case shared, from }
+    enum Sync: String { case node, publisher }
+
+    /// `nodebench churn <shared|from> <seconds> [node|publisher] [follows]`: prints one `CHURN …` line.
+    static func run(mode: Mode, seconds: Double, sync: Sync, follows: Int) async throws {
+        let settings = NodeSettings(followSettleMs: 0)
+        let p = try Node.start(NodeConfiguration(
+            id: "p", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
+        let f = try Node.start(NodeConfiguration(
+            id: "f", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+            peers: ["p": p.pubEndpoint], settings: settings, logLevel: .warning))
+        let from: String? = mode == .from ? "p" : nil
+        let names = (0..<follows).map { String(format: "f%03d", $0) }
+        func topic(_ index: Int, _ round: Int) -> String { "c.\(index).\(round)" }
+        let last = names[follows - 1]
+
+        func roundDone(_ round: Int) -> Bool {
+            let want = topic(follows - 1, round)
+            guard waitUntil(timeout: 10, { f.state.follows[last]?.topic == want }) else { return false }
+            guard sync == .publisher else { return true }
+            let topics = Set((0..<follows).map { topic($0, round) })
+            return waitUntil(timeout: 10, pause: 20) { p.publisherSubscriptions().isSuperset(of: topics) }
+        }
+
+        guard waitUntil(timeout: 10, pause: 1000, { p.publisherSubscriptions().contains("$hb.*") }) else {
+            fail("node f never connected to p")
+        }
+        usleep(100_000)
+        let fds0 = openFileDescriptorCount()
+        let sockets0 = f.socketCounts()
+        let live0 = await liveChannels(f)
+
+        // Round 0: create the follows.
+        for (index, name) in names.enumerated() { f.dispatch(.follow(name: name, topic: topic(index, 0), from: from)) }
+        guard roundDone(0) else { fail("the initial follows never reached the publisher") }
+        usleep(100_000)
+        let fds1 = openFileDescriptorCount()
+        let sockets1 = f.socketCounts()
+        let keep1 = await f.store.keep().counters
+
+        // Churn.
+        var round = 0
+        let t0 = nowNanoseconds()
+        let budget = UInt64(seconds * 1e9)
+        while nowNanoseconds() - t0 < budget {
+            round += 1
+            for (index, name) in names.enumerated() { f.dispatch(.follow(name: name, topic: topic(index, round), from: from)) }
+            guard roundDone(round) else { fail("round \(round) never completed (sync \(sync.rawValue))") }
+        }
+        let tNode = nowNanoseconds()
+        // Converged: the publisher holds exactly the last round's subscriptions (+ $hb.*).
+        let final = Set((0..<follows).map { topic($0, round) } + ["$hb.*"])
+        let converged = waitUntil(timeout: 10, pause: 100) { p.publisherSubscriptions() == final }
+        let tPub = nowNanoseconds()
+        let changes = round * follows
+        let secondsNode = Double(tNode - t0) / 1e9
+        let secondsPub = Double(tPub - t0) / 1e9
+
+        // Leak checks after the churn (100 follows still live).
+        let keep2 = await f.store.keep()
+        let live2 = keep2.channels.filter { $0.status == .live }.count
+        let sockets2 = f.socketCounts()
+        let fdsEqual = waitUntil(timeout: 2, pause: 1000) { openFileDescriptorCount() == fds1 }
+        let fds2 = openFileDescriptorCount()
+        let recreates = keep2.counters.recreates - keep1.recreates
+
+        // Unfollow all: back to the values before the follows.
+        for name in names { f.dispatch(.unfollow(name: name)) }
+        _ = waitUntil(timeout: 10) { f.state.follows.isEmpty }
+        let emptied = waitUntil(timeout: 10, pause: 1000) { p.publisherSubscriptions() == ["$hb.*"] }
+        let keep3 = await f.store.keep()
+        let live3 = keep3.channels.filter { $0.status == .live }.count
+        let sockets3 = f.socketCounts()
+        _ = waitUntil(timeout: 2, pause: 1000) { openFileDescriptorCount() == fds0 }
+        let fds3 = openFileDescriptorCount()
+
+        let leakFree = keep2.counters.liveChannels == live2 && keep3.counters.liveChannels == live3 && live3 == live0
+            && sockets2 == sockets1 && sockets3.open == sockets0.open && sockets3.sharedSubscriptions == sockets0.sharedSubscriptions
+            && fdsEqual && fds3 == fds0 && converged && emptied && recreates == changes
+        emit(String(
+            format: "CHURN mode=%@ sync=%@ follows=%d rounds=%d changes=%d secs=%.3f changes_s=%.0f node_changes_s=%.0f "
+                + "recreates=%d converged=%d leak_free=%d opens_minus_cancels=%d live=%d opens_minus_cancels_after_unfollow=%d live_after_unfollow=%d "
+                + "live_before=%d sockets=%d/%d/%d/%d shared_subs=%d/%d/%d/%d fds=%d/%d/%d/%d reconcile_cycles=%d reconcile_total_ms=%.1f",
+            mode.rawValue, sync.rawValue, follows, round, changes, secondsPub, Double(changes) / secondsPub, Double(changes) / secondsNode,
+            recreates, converged ? 1 : 0, leakFree ? 1 : 0, keep2.counters.liveChannels, live2, keep3.counters.liveChannels, live3, live0,
+            sockets0.open, sockets1.open, sockets2.open, sockets3.open,
+            sockets0.sharedSubscriptions, sockets1.sharedSubscriptions, sockets2.sharedSubscriptions, sockets3.sharedSubscriptions,
+            fds0, fds1, fds2, fds3, keep2.counters.cycles - keep1.cycles,
+            Double((keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration - keep1.totalDiffDuration)
+                .components.attoseconds) / 1e15
+                + Double((keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration - keep1.totalDiffDuration)
+                .components.seconds) * 1000))
+        await f.stop()
+        await p.stop()
+    }
+
+    private static func liveChannels(_ node: Node) async -> Int {
+        await node.store.keep().channels.filter { $0.status == .live }.count
+    }
+}

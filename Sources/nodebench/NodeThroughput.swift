@@ -1,0 +1,55 @@
+import Foundation
+import RexNode
+
+/// Node end-to-end throughput: node `a` publishes N 16-byte messages (one `.publish` action each,
+/// dispatched from this thread), node `b` follows the topic on its shared SUB (peer `a`) and
+/// reduces each message into `state.follows["f"]`. Timed from the first dispatch until
+/// `b.state.follows["f"].count == N`. Both nodes live in this process (each with its own ZeroMQ
+/// context, reactor thread and libzmq I/O thread), talking over tcp loopback.
+enum NodeThroughput {
+    static let topic = "bench.t"
+    static let payload = "0123456789abcdef"  // 16 B
+
+    /// `nodebench thr <count> [window]`: prints one `NODETHR …` line.
+    static func run(count: Int, window: Int) async throws {
+        let a = try Node.start(NodeConfiguration(
+            id: "a", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
+        let b = try Node.start(NodeConfiguration(
+            id: "b", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+            peers: ["a": a.pubEndpoint], logLevel: .warning))
+        b.dispatch(.follow(name: "f", topic: topic, from: nil))
+        // Handshake: the follow's subscription has reached a's publisher.
+        guard waitUntil(timeout: 10, pause: 1000, { a.publisherSubscriptions().contains(topic) }) else {
+            fail("the follower's subscription never reached the publisher")
+        }
+        func received() -> Int { b.state.follows["f"]?.count ?? 0 }
+
+        let t0 = nowNanoseconds()
+        var dispatched = 0
+        var done = 0
+        while dispatched < count {
+            let burst = min(1000, count - dispatched)
+            for _ in 0..<burst { a.dispatch(.publish(topic: topic, payload: payload)) }
+            dispatched += burst
+            done = received()
+            while dispatched - done > window {
+                usleep(200)  // leave the CPU to the nodes (2 cores, 5 busy threads)
+                done = received()
+            }
+        }
+        let tDispatched = nowNanoseconds()
+        let complete = waitUntil(timeout: 30, pause: 200) { received() >= count }
+        let t1 = nowNanoseconds()
+        let follow = b.state.follows["f"]
+        let published = a.messageCounts()
+        let got = follow?.count ?? 0
+        let seconds = Double(t1 - t0) / 1e9
+        emit(String(
+            format: "NODETHR count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
+                + "window=%d mailbox_max_a=%d mailbox_max_b=%d",
+            count, got, complete ? 1 : 0, seconds, Double(got) / seconds, Double(dispatched) / (Double(tDispatched - t0) / 1e9),
+            published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max))
+        await b.stop()
+        await a.stop()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Runs every node measurement in a fresh child process (`nodebench thr …` / `nodebench churn …`)
+/// next to the C baseline (`thr`, `churn recreate`), alternating which goes first in each
+/// repetition so both see the same machine at the same time, and prints the tables.
+struct Report {
+    var quick = false
+    var repetitions = 5
+    var runC = true
+    var sync = FollowChurn.Sync.publisher
+    var baseline = Baseline()
+
+    /// One result line of a child run, as its `key=value` fields.
+    typealias Fields = [String: String]
+
+    func run() {
+        let reps = quick ? 1 : repetitions
+        let rawCount = quick ? 200_000 : 1_000_000
+        let nodeCount = quick ? 100_000 : 300_000
+        let churnSeconds = quick ? 1.5 : 3.0
+        let cycles = quick ? 2_000 : 5_000
+        let cAvailable = runC && baseline.build()
+        let started = nowNanoseconds()
+
+        var nodeThr: [Fields] = [], cThr = Sample()
+        var shared: [Fields] = []
+        var dedicated: [Fields] = [], cRecreate = Sample()
+        for rep in 1...reps {
+            let cFirst = rep % 2 == 0
+            if cFirst, cAvailable, let v = baseline.throughput(count: rawCount) { cThr.values.append(v) }
+            if let r = child(["thr", "\(nodeCount)"], rep: rep) { nodeThr.append(r) }
+            if !cFirst, cAvailable, let v = baseline.throughput(count: rawCount) { cThr.values.append(v) }
+
+            if let r = child(["churn", "shared", "\(churnSeconds)", sync.rawValue], rep: rep) { shared.append(r) }
+
+            if cFirst, cAvailable, let v = baseline.recreate(cycles: cycles) { cRecreate.values.append(v) }
+            if let r = child(["churn", "from", "\(churnSeconds)", sync.rawValue], rep: rep) { dedicated.append(r) }
+            if !cFirst, cAvailable, let v = baseline.recreate(cycles: cycles) { cRecreate.values.append(v) }
+        }
+        let wall = Double(nowNanoseconds() - started) / 1e9
+
+        let thr = sample(nodeThr, "msg_s"), sharedRate = sample(shared, "changes_s"), fromRate = sample(dedicated, "changes_s")
+        print("")
+        print("## nodebench: RexNode end to end vs raw libzmq (same machine, same run)")
+        print("nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), median [min–max], wall \(String(format: "%.0f", wall)) s; "
+              + "follow settle = 0 ms (NodeSettings.followSettleMs) for the churn runs; churn sync = \(sync.rawValue)")
+        print("")
+        var table = Table(["benchmark", "node", "raw libzmq (C)", "node/raw", "target", "met"])
+        let thrRatio = ratio(thr, cThr)
+        table.add(["1. e2e throughput, 16 B tcp, msg/s (\(grouped(Double(nodeCount))) msgs; C thr \(grouped(Double(rawCount))))",
+                   thr.formatted(), cThr.formatted(), percent(thrRatio), "≥ 50 % of raw", verdict(thrRatio.map { $0 >= 0.5 })])
+        table.add(["2a. follow changes/s, 100 shared-socket follows", sharedRate.formatted(), "–", "–", "≥ 50,000/s",
+                   verdict(sharedRate.median.map { $0 >= 50_000 })])
+        let fromRatio = ratio(fromRate, cRecreate)
+        table.add(["2b. follow changes/s, 100 `from` follows (C: churn recreate)", fromRate.formatted(), cRecreate.formatted(),
+                   percent(fromRatio), "≥ 50 % of raw", verdict(fromRatio.map { $0 >= 0.5 })])
+        print(table.render())
+
+        print("")
+        print("### details per run")
+        var details = Table(["run", "result", "checks"])
+        for (index, r) in nodeThr.enumerated() {
+            details.add(["thr #\(index + 1)", "\(grouped(d(r, "msg_s"))) msg/s; dispatch \(grouped(d(r, "dispatch_s")))/s; \(r["recv"] ?? "?")/\(r["count"] ?? "?") reduced",
+                         "gaps \(r["gaps"] ?? "?"), hwm drops \(r["hwm_drops"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?")"])
+        }
+        for (label, runs) in [("2a shared", shared), ("2b from", dedicated)] {
+            for (index, r) in runs.enumerated() {
+                details.add(["\(label) #\(index + 1)",
+                             "\(grouped(d(r, "changes_s")))/s (node-side \(grouped(d(r, "node_changes_s")))/s); \(r["changes"] ?? "?") changes, "
+                                + "\(r["recreates"] ?? "?") recreates; reconcile \(r["reconcile_cycles"] ?? "?") cycles, \(r["reconcile_total_ms"] ?? "?") ms",
+                             "leak-free \(r["leak_free"] == "1" ? "yes" : "NO"): opens−cancels \(r["opens_minus_cancels"] ?? "?") = live \(r["live"] ?? "?"); "
+                                + "after unfollow \(r["opens_minus_cancels_after_unfollow"] ?? "?") = \(r["live_after_unfollow"] ?? "?") (before \(r["live_before"] ?? "?")); "
+                                + "sockets \(r["sockets"] ?? "?"), fds \(r["fds"] ?? "?") (before follows/after follow/after churn/after unfollow)"])
+            }
+        }
+        print(details.render())
+    }
+
+    private func child(_ arguments: [String], rep: Int) -> Fields? {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let process = ChildProcess(executable: exe, arguments: arguments)
+        process.start()
+        let (output, status) = process.collectOutput(timeout: .seconds(120))
+        let label = "node  \(arguments.joined(separator: " ")) (run \(rep))"
+        guard status == 0, let line = output.split(separator: "\n").last else {
+            note("  \(label): FAILED (status \(status.map(String.init) ?? "killed")) \(output)")
+            return nil
+        }
+        var fields: Fields = [:]
+        for part in line.split(separator: " ") {
+            guard let eq = part.firstIndex(of: "=") else { continue }
+            fields[String(part[..<eq])] = String(part[part.index(after: eq)...])
+        }
+        note("  \(label): \(line)")
+        return fields
+    }
+
+    private func d(_ fields: Fields, _ key: String) -> Double { Double(fields[key] ?? "") ?? 0 }
+    private func sample(_ runs: [Fields], _ key: String) -> Sample { Sample(values: runs.compactMap { Double($0[key] ?? "") }) }
+    private func ratio(_ a: Sample, _ b: Sample) -> Double? {
+        guard let x = a.median, let y = b.median, y > 0 else { return nil }
+        return x / y
+    }
+    private func percent(_ value: Double?) -> String { value.map { String(format: "%.1f %%", 100 * $0) } ?? "–" }
+    private func verdict(_ met: Bool?) -> String { met.map { $0 ? "yes" : "NO" } ?? "–" }
+}
