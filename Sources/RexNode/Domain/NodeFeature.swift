@@ -121,9 +121,9 @@ enum FollowFeature {
             .reduce { event, follow in
                 switch event {
                 case .message(let topic, let sender, let sequence, let value):
-                    let key = "\(sender) \(topic)"
-                    if let last = follow.lastSequence[key], sequence > last + 1 { follow.gaps += Int(sequence - last - 1) }
-                    follow.lastSequence[key] = max(sequence, follow.lastSequence[key] ?? 0)
+                    let last = follow.lastSequence[sender]?[topic]
+                    if let last, sequence > last + 1 { follow.gaps += Int(sequence - last - 1) }
+                    if sequence > last ?? 0 { follow.lastSequence[sender, default: [:]][topic] = sequence }
                     follow.count += 1
                     follow.lastValue = value
                     follow.lastTopic = topic

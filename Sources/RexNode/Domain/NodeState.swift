@@ -36,8 +36,8 @@ public struct Follow: Codable, Sendable, Equatable {
     public var count: Int = 0
     /// Messages missed, counted from per-sender, per-topic sequence numbers.
     public var gaps: Int = 0
-    /// The last sequence seen per "sender topic".
-    public var lastSequence: [String: UInt64] = [:]
+    /// The last sequence seen, by sender, then topic.
+    public var lastSequence: [String: [String: UInt64]] = [:]
 
     public init(topic: String, from: String? = nil, endpoint: String? = nil) {
         self.topic = topic

@@ -51,8 +51,7 @@ final class NodeIO {
     private var connected: [String: Int] = [:]
     private var nextID: UInt64 = 0
     private var readers: [ReaderToken] = []
-    private var topicBuffer: [UInt8] = []
-    private var headerBuffer: [UInt8] = []
+    private var headBuffer: [UInt8] = []
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(nodeID: String, context: ZMQContext, reactor: Reactor, pubEndpoint: String, log: NodeLogger) throws(ZMQError) {
@@ -91,24 +90,17 @@ final class NodeIO {
 
     // MARK: - Publishing
 
-    /// Sends `[topic\0, "node sequence", value]`; a full queue counts as an HWM drop.
+    /// Sends `[topic\0node sequence, value]`; a full queue counts as an HWM drop.
     @discardableResult
     func publish(topic: String, value: String) -> Bool {
         let sequence = (sequences[topic] ?? 0) + 1
-        topicBuffer.removeAll(keepingCapacity: true)
-        topicBuffer.append(contentsOf: topic.utf8)
-        topicBuffer.append(0)
-        headerBuffer.removeAll(keepingCapacity: true)
-        headerBuffer.append(contentsOf: nodeID.utf8)
-        headerBuffer.append(UInt8(ascii: " "))
-        headerBuffer.append(contentsOf: String(sequence).utf8)
+        WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: &headBuffer)
         do {
-            let accepted = try topicBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
+            let accepted = try headBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
             guard accepted else {
                 counters.hwmDrops += 1
                 return false
             }
-            _ = try headerBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
             var value = value
             _ = try value.withUTF8 { try publisher.send(UnsafeRawBufferPointer($0), flags: [.dontWait]) }
         } catch {
@@ -214,7 +206,7 @@ final class NodeIO {
 
     /// Reads what is queued (bounded, for fairness) and routes each message.
     private func drain(_ socket: ZMQSocket, into target: Dedicated?) {
-        for _ in 0..<1024 {
+        for _ in 0..<4096 {
             let message: WireMessage??
             do {
                 message = try socket.tryReceive { frames in WireMessage.parse(frames) }

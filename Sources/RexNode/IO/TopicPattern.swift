@@ -32,7 +32,10 @@ enum TopicPattern: Hashable, Sendable {
     }
 }
 
-/// One message as it travels between nodes: `[topic\0, "sender sequence", value]`.
+/// One message as it travels between nodes: `[topic\0sender sequence, value]`.
+///
+/// The first frame starts with the topic and a NUL (what subscriptions match), followed by the
+/// header; two frames per message, like a plain `[topic, payload]` PUB/SUB stream.
 struct WireMessage: Sendable, Equatable {
     let topic: String
     let sender: String
@@ -41,18 +44,45 @@ struct WireMessage: Sendable, Equatable {
 
     static let heartbeatPrefix = "$hb."
 
-    /// Parses three frames; nil when they do not follow the format.
+    /// Writes the first frame (`topic\0sender sequence`) into `buffer`.
+    static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: topic.utf8)
+        buffer.append(0)
+        buffer.append(contentsOf: sender.utf8)
+        buffer.append(UInt8(ascii: " "))
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = sequence
+        withUnsafeMutableBytes(of: &digits) { bytes in
+            repeat {
+                bytes[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(bytes[index]) }
+        }
+    }
+
+    /// Parses two frames; nil when they do not follow the format.
     static func parse(_ frames: ZMQFrames) -> WireMessage? {
-        guard frames.count == 3, let last = frames[0].last, last == 0 else { return nil }
-        let topic = String(decoding: UnsafeRawBufferPointer(rebasing: frames[0].dropLast()), as: UTF8.self)
-        guard let space = frames[1].firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        let sender = String(decoding: UnsafeRawBufferPointer(rebasing: frames[1][..<space]), as: UTF8.self)
+        guard frames.count == 2 else { return nil }
+        let head = frames[0]
+        guard let nul = head.firstIndex(of: 0) else { return nil }
+        let rest = head[(nul + 1)...]
+        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         var sequence: UInt64 = 0
-        for byte in frames[1][(space + 1)...] {
+        for byte in head[(space + 1)...] {
             guard byte >= 48, byte <= 57 else { return nil }
             sequence = sequence &* 10 &+ UInt64(byte - 48)
         }
-        let value = String(decoding: frames[2], as: UTF8.self)
-        return WireMessage(topic: topic, sender: sender, sequence: sequence, value: value)
+        return WireMessage(
+            topic: String(decoding: UnsafeRawBufferPointer(rebasing: head[..<nul]), as: UTF8.self),
+            sender: String(decoding: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<space]), as: UTF8.self),
+            sequence: sequence,
+            value: String(decoding: frames[1], as: UTF8.self)
+        )
     }
 }

@@ -34,8 +34,8 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     static func dictionary(_ keyPath: any WritableKeyPath<GlobalState, [ID: Element]> & Sendable) -> ElementAccess {
         ElementAccess(
             modify: { global, id, body in
-                guard global[keyPath: keyPath][id] != nil else { return }
-                body(&global[keyPath: keyPath][id]!)
+                // One key-path projection and one hash lookup, mutating the value in place.
+                Self.modifyValue(in: &global[keyPath: keyPath], id, body)
             },
             get: { global, id in global[keyPath: keyPath][id] },
             all: { global in global[keyPath: keyPath].map { ($0.key, $0.value) } },
@@ -43,6 +43,13 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
                 for key in global[keyPath: keyPath].keys { body(&global[keyPath: keyPath][key]!) }
             }
         )
+    }
+}
+
+extension ElementAccess {
+    static func modifyValue(in dictionary: inout [ID: Element], _ id: ID, _ body: (inout Element) -> Void) {
+        guard let index = dictionary.index(forKey: id) else { return }
+        body(&dictionary.values[index])
     }
 }
 
