@@ -120,6 +120,8 @@ final class ControlService {
                         "maxMs": ControlJSON.milliseconds(counters.maxDuration),
                         "buildMs": ControlJSON.milliseconds(counters.totalBuildDuration),
                         "diffMs": ControlJSON.milliseconds(counters.totalDiffDuration),
+                        "p50Ms": ControlJSON.milliseconds(counters.cycleDurations.percentile(0.5)),
+                        "p99Ms": ControlJSON.milliseconds(counters.cycleDurations.percentile(0.99)),
                     ],
                     "channels": ["opens": counters.opens, "cancels": counters.cancels, "recreates": counters.recreates, "live": counters.liveChannels],
                     "messages": [
