@@ -284,29 +284,37 @@ cmd_up() {
     mapfile -t strays < <(cluster_processes)
     [ ${#strays[@]} -gt 0 ] && cmd_down
 
-    local ports=()
+    local ports=() attempt started
     mapfile -t ports < <(previous_ports "$count" || true)
     if [ ${#ports[@]} -eq $((2 * count)) ] && all_ports_free "${ports[@]}"; then
         info "reusing the ports of the previous cluster file"
     else
-        mapfile -t ports < <(pick_port_block "$count")
-        [ ${#ports[@]} -eq $((2 * count)) ] || fatal "could not pick $((2 * count)) free ports"
+        ports=()
     fi
-    rm -rf "$PID_DIR" "$LOG_DIR"
-    mkdir -p "$STATE_DIR" "$LOG_DIR"
-    write_cluster_file "$count" "${ports[@]}"
-    printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"
-    [ ${#args[@]} -eq 0 ] && : >"$NODE_ARGS_FILE"
+    for attempt in 1 2 3; do
+        if [ ${#ports[@]} -eq 0 ]; then
+            mapfile -t ports < <(pick_port_block "$count")
+            [ ${#ports[@]} -eq $((2 * count)) ] || fatal "could not pick $((2 * count)) free ports"
+        fi
+        rm -rf "$PID_DIR" "$LOG_DIR"
+        mkdir -p "$STATE_DIR" "$LOG_DIR"
+        write_cluster_file "$count" "${ports[@]}"
+        printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"
+        [ ${#args[@]} -eq 0 ] && : >"$NODE_ARGS_FILE"
 
-    log "starting $count nodes${args[*]:+ (${args[*]})}"
-    local started
-    started=$(now_ms)
-    for id in "${IDS[@]}"; do start_node "$id"; done
-    if ! wait_ready "${IDS[@]}"; then
-        error "the cluster did not come up; stopping what started"
+        log "starting $count nodes${args[*]:+ (${args[*]})}"
+        started=$(now_ms)
+        for id in "${IDS[@]}"; do start_node "$id"; done
+        wait_ready "${IDS[@]}" && break
         cmd_down
-        exit 1
-    fi
+        # Another process may have bound one of the ports between the check and the bind.
+        if [ "$attempt" -lt 3 ] && grep -qs 'EADDRINUSE' "$LOG_DIR"/*.log; then
+            warn "a port was taken in the meantime: picking other ports"
+            ports=()
+            continue
+        fi
+        fatal "the cluster did not come up (see the log tails above)"
+    done
     ok "$count nodes answer ping and see each other alive after $(($(now_ms) - started)) ms"
     summary
     if [ "$PWD" = "$REPO_ROOT" ] && [ "$CLUSTER_FILE" = "$REPO_ROOT/.deploy/cluster.json" ]; then

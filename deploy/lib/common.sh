@@ -40,7 +40,7 @@ REXCTL="$BIN_DIR/rexctl"
 
 # Cluster state: one directory holding cluster.json, node-args, pids/ID.pid, logs/ID.log.
 set_state_dir() {
-    STATE_DIR="$1"
+    STATE_DIR="$(realpath -m "$1")"
     CLUSTER_FILE="$STATE_DIR/cluster.json"
     NODE_ARGS_FILE="$STATE_DIR/node-args"
     PID_DIR="$STATE_DIR/pids"
