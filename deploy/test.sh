@@ -47,6 +47,12 @@ if [ -n "$unit" ]; then
     phase "unit tests" swift test || true
 fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
-phase "end-to-end" "$DEPLOY_SCRIPTS_DIR/e2e/run.sh" || true
+# The suite's closing line is repeated last, after the timing table, for whoever reads the end.
+e2e_result=$(mktemp)
+trap 'rm -f "$e2e_result"' EXIT
+e2e() { "$DEPLOY_SCRIPTS_DIR/e2e/run.sh" | tee "$e2e_result"; }
+phase "end-to-end" e2e || true
 summary
+closing=$(grep '^E2E: ' "$e2e_result" | tail -n 1 || true)
+echo "${closing:-E2E: 0 passed, 1 failed}"
 [ "$failed" -eq 0 ]
