@@ -2,7 +2,7 @@
 # The README's "run" command: installs what is missing, builds, starts a 3-node cluster on
 # loopback and walks through a short scripted scenario with rexctl, showing each command and what
 # it prints. The cluster stays up afterwards for you to continue by hand (deploy/cluster.sh down
-# stops it). Re-running restarts the cluster in .deploy/.
+# stops it). Re-running stops the cluster in .deploy/ and starts afresh.
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -54,6 +54,11 @@ set_until() {
 ensure_system_packages
 build_if_stale
 
+# The scenario starts from fresh nodes: stop a cluster left in .deploy/ (an earlier demo, say).
+if [ -f "$CLUSTER_FILE" ]; then
+    log "stopping the cluster in ${STATE_DIR#"$REPO_ROOT"/}/ to start afresh"
+    "$CLUSTER_SH" down
+fi
 log "starting a 3-node cluster (deploy/cluster.sh up 3 -- ${NODE_ARGS[*]})"
 "$CLUSTER_SH" up 3 -- "${NODE_ARGS[@]}"
 
