@@ -1,0 +1,438 @@
+#!/usr/bin/env bash
+# A local multi-process cluster of rexnode processes on loopback.
+#
+#   deploy/cluster.sh up [N] [-- REXNODE_OPTIONS…]   start N nodes (default 3), wait until they answer
+#   deploy/cluster.sh status                         processes, then `rexctl nodes`
+#   deploy/cluster.sh logs ID [-f] [-n LINES]        a node's log
+#   deploy/cluster.sh down                           SIGTERM, SIGKILL after a grace period; nothing left
+#   deploy/cluster.sh restart ID                     restart one node on the same ports
+#   deploy/cluster.sh kill ID                        SIGKILL one node (for tests)
+#
+# State lives in .deploy/ (or $REX_DEPLOY_DIR): cluster.json (what rexctl reads by default from the
+# repository root), node-args, pids/ID.pid, logs/ID.log. Every subcommand is safe to re-run.
+# Timeouts: REX_UP_TIMEOUT (seconds, default 20), REX_STOP_GRACE (seconds, default 5).
+set -euo pipefail
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+UP_TIMEOUT="${REX_UP_TIMEOUT:-20}"
+STOP_GRACE="${REX_STOP_GRACE:-5}"
+
+usage() {
+    sed -n '2,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    exit "${1:-64}"
+}
+
+# --- cluster file ------------------------------------------------------------------------------
+
+have_cluster() { [ -f "$CLUSTER_FILE" ]; }
+
+# Loads the cluster file into IDS (file order), PUB[ID] and CONTROL[ID]; empty without a file.
+declare -a IDS=()
+declare -A PUB=() CONTROL=()
+load_cluster() {
+    IDS=() PUB=() CONTROL=()
+    have_cluster || return 0
+    local id pub control
+    while read -r id pub control; do
+        IDS+=("$id") PUB[$id]=$pub CONTROL[$id]=$control
+    done < <(py -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["control"])' "$CLUSTER_FILE")
+}
+load_cluster
+
+require_node() {
+    have_cluster || fatal "no cluster here ($CLUSTER_FILE missing) — start one with: deploy/cluster.sh up"
+    [ -n "${CONTROL[$1]:-}" ] || fatal "unknown node '$1' — known nodes: $(printf '%s\n' "${IDS[@]}" | paste -sd, | sed 's/,/, /g')"
+}
+
+# write_cluster_file N PORT…: nodes n1…nN with pub ports first, control ports after.
+write_cluster_file() {
+    local count=$1
+    shift
+    local ports=("$@") i sep=''
+    mkdir -p "$STATE_DIR"
+    {
+        printf '{"nodes": [\n'
+        for ((i = 0; i < count; i++)); do
+            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d"}' \
+                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}"
+            sep=$',\n'
+        done
+        printf '\n]}\n'
+    } >"$CLUSTER_FILE.tmp"
+    mv "$CLUSTER_FILE.tmp" "$CLUSTER_FILE"
+    load_cluster
+}
+
+# The ports of the current cluster file, pub ports first then control ports, when it has COUNT nodes.
+previous_ports() {
+    local count=$1 id
+    [ "${#IDS[@]}" -eq "$count" ] || return 1
+    for id in "${IDS[@]}"; do endpoint_port "${PUB[$id]}"; done
+    for id in "${IDS[@]}"; do endpoint_port "${CONTROL[$id]}"; done
+}
+
+all_ports_free() {
+    local port
+    for port in "$@"; do
+        ! port_in_use "$port" || return 1
+    done
+}
+
+# --- processes ---------------------------------------------------------------------------------
+
+pid_of() {
+    local file="$PID_DIR/$1.pid"
+    [ -f "$file" ] && cat "$file"
+    return 0
+}
+
+# True when node ID runs (its pid file names a live rexnode of this cluster).
+node_running() {
+    local pid
+    pid=$(pid_of "$1")
+    [ -n "$pid" ] && pid_alive "$pid" && is_our_node "$pid" "$1"
+}
+
+# Live rexnode processes started with this cluster file, whatever their pid files say: "PID ID".
+cluster_processes() {
+    local dir pid cmdline
+    for dir in /proc/[0-9]*; do
+        pid=${dir#/proc/}
+        cmdline=$(tr '\0' ' ' 2>/dev/null <"$dir/cmdline") || continue
+        [[ "$cmdline" == *rexnode" --cluster $CLUSTER_FILE --id "* ]] || continue
+        pid_alive "$pid" || continue
+        cmdline=${cmdline#*" --id "}
+        echo "$pid ${cmdline%% *}"
+    done
+}
+
+start_node() {
+    local id=$1 args=() pid
+    [ -f "$NODE_ARGS_FILE" ] && mapfile -t args <"$NODE_ARGS_FILE"
+    mkdir -p "$PID_DIR" "$LOG_DIR"
+    printf '# %s cluster.sh: starting %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$id" >>"$LOG_DIR/$id.log"
+    # setsid: the node gets a session of its own, so a Ctrl-C or hangup of this terminal does not
+    # reach it; it execs in place (this shell is not a process-group leader), so $! is rexnode.
+    setsid "$REXNODE" --cluster "$CLUSTER_FILE" --id "$id" "${args[@]}" >>"$LOG_DIR/$id.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$PID_DIR/$id.pid"
+}
+
+# Signals the given "PID ID" pairs with SIGTERM, waits up to STOP_GRACE seconds, then SIGKILLs.
+stop_processes() {
+    local -a pairs=("$@")
+    local pair pid id deadline remaining
+    for pair in "${pairs[@]}"; do
+        read -r pid id <<<"$pair"
+        is_our_node "$pid" "$id" && kill -TERM "$pid" 2>/dev/null || true
+    done
+    deadline=$(($(now_ms) + STOP_GRACE * 1000))
+    while :; do
+        remaining=()
+        for pair in "${pairs[@]}"; do
+            read -r pid id <<<"$pair"
+            pid_alive "$pid" && is_our_node "$pid" "$id" && remaining+=("$pair")
+        done
+        [ ${#remaining[@]} -eq 0 ] && return 0
+        [ "$(now_ms)" -ge "$deadline" ] && break
+        sleep 0.05
+    done
+    for pair in "${remaining[@]}"; do
+        read -r pid id <<<"$pair"
+        warn "$id (pid $pid) did not exit within ${STOP_GRACE}s of SIGTERM: SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    deadline=$(($(now_ms) + 5000))
+    for pair in "${remaining[@]}"; do
+        read -r pid id <<<"$pair"
+        while pid_alive "$pid"; do
+            [ "$(now_ms)" -lt "$deadline" ] || fatal "$id (pid $pid) survived SIGKILL"
+            sleep 0.05
+        done
+    done
+}
+
+# Waits until no cluster port is bound (a dead process's sockets close at once; this is a check).
+wait_ports_free() {
+    local id port deadline busy
+    deadline=$(($(now_ms) + 3000))
+    while :; do
+        busy=()
+        for id in "$@"; do
+            for port in "$(endpoint_port "${PUB[$id]}")" "$(endpoint_port "${CONTROL[$id]}")"; do
+                port_in_use "$port" && busy+=("$id:$port")
+            done
+        done
+        [ ${#busy[@]} -eq 0 ] && return 0
+        [ "$(now_ms)" -lt "$deadline" ] || {
+            error "ports still bound after stopping: ${busy[*]}"
+            return 1
+        }
+        sleep 0.05
+    done
+}
+
+# --- readiness ---------------------------------------------------------------------------------
+
+log_tail() {
+    local id=$1 lines=${2:-20}
+    if [ -f "$LOG_DIR/$id.log" ]; then
+        printf -- '--- last %d lines of %s ---\n' "$lines" "$LOG_DIR/$id.log" >&2
+        tail -n "$lines" "$LOG_DIR/$id.log" >&2
+    else
+        printf -- '--- %s has no log (%s) ---\n' "$id" "$LOG_DIR/$id.log" >&2
+    fi
+}
+
+# Prints "ID STATE" for every node of `rexctl -o json nodes` on stdin: STATE is ready (answers ping
+# and every reachable node sees it alive), joining (answers, not yet seen alive by all) or down.
+readiness() {
+    py -c '
+import json, sys
+for line in sys.stdin:
+    try: n = json.loads(line)
+    except ValueError: continue
+    if not isinstance(n, dict) or "id" not in n: continue
+    seen = (n.get("seenBy") or {}).values()
+    state = "down" if not n.get("reachable") else "ready" if all(s == "alive" for s in seen) else "joining"
+    print(n["id"], state)
+'
+}
+
+# Waits until every given node runs, answers ping and is seen alive by the others; on a dead node
+# or a timeout prints the node's log tail and fails.
+wait_ready() {
+    local ids=("$@") id pending deadline state
+    local -A states=()
+    deadline=$(($(now_ms) + UP_TIMEOUT * 1000))
+    while :; do
+        for id in "${ids[@]}"; do
+            if ! node_running "$id"; then
+                error "$id exited while starting"
+                log_tail "$id"
+                return 1
+            fi
+        done
+        states=()
+        while read -r id state; do states[$id]=$state; done < <(rexctl -o json nodes --timeout 500ms 2>/dev/null | readiness)
+        pending=()
+        for id in "${ids[@]}"; do
+            [ "${states[$id]:-down}" = ready ] || pending+=("$id(${states[$id]:-down})")
+        done
+        [ ${#pending[@]} -eq 0 ] && return 0
+        if [ "$(now_ms)" -ge "$deadline" ]; then
+            error "not ready after ${UP_TIMEOUT}s (answering ping and seen alive by the others): ${pending[*]}"
+            for id in "${ids[@]}"; do
+                [ "${states[$id]:-down}" = ready ] || log_tail "$id"
+            done
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+summary() {
+    local id pid state
+    {
+        printf 'ID\tPID\tPROCESS\tPUB\tCONTROL\tLOG\n'
+        while read -r id; do
+            pid=$(pid_of "$id")
+            if node_running "$id"; then state=running; else state=stopped pid='-'; fi
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$pid" "$state" "${PUB[$id]}" "${CONTROL[$id]}" "${LOG_DIR#"$PWD"/}/$id.log"
+        done < <(printf '%s\n' "${IDS[@]}")
+    } | print_table
+}
+
+# --- subcommands -------------------------------------------------------------------------------
+
+cmd_up() {
+    local count=3 args=()
+    if [ $# -gt 0 ] && [ "$1" != -- ]; then
+        [[ "$1" =~ ^[1-9][0-9]*$ ]] || fatal "up takes a node count (got '$1')"
+        count=$1
+        shift
+    fi
+    if [ $# -gt 0 ]; then
+        [ "$1" = -- ] || usage
+        shift
+        args=("$@")
+    fi
+    ((count <= 49)) || fatal "up: at most 49 nodes (got $count)"
+
+    ensure_system_packages
+    build_if_stale
+
+    # Already (partly) up?
+    local running=() id previous_args=()
+    for id in "${IDS[@]}"; do node_running "$id" && running+=("$id"); done
+    [ -f "$NODE_ARGS_FILE" ] && mapfile -t previous_args <"$NODE_ARGS_FILE"
+    if [ ${#running[@]} -gt 0 ]; then
+        if [ ${#running[@]} -eq "$count" ] && [ "${#IDS[@]}" -eq "$count" ] \
+            && [ "${previous_args[*]}" = "${args[*]}" ] && wait_ready "${running[@]}"; then
+            ok "cluster already up: $count nodes (deploy/cluster.sh down to stop it)"
+            summary
+            return 0
+        fi
+        log "cluster is up with ${#running[@]} running of ${#IDS[@]} nodes, not as asked: restarting it"
+        cmd_down
+    fi
+    # Strays of an earlier run whose pid files are gone.
+    local strays=()
+    mapfile -t strays < <(cluster_processes)
+    [ ${#strays[@]} -gt 0 ] && cmd_down
+
+    local ports=() attempt started
+    mapfile -t ports < <(previous_ports "$count" || true)
+    if [ ${#ports[@]} -eq $((2 * count)) ] && all_ports_free "${ports[@]}"; then
+        info "reusing the ports of the previous cluster file"
+    else
+        ports=()
+    fi
+    for attempt in 1 2 3; do
+        if [ ${#ports[@]} -eq 0 ]; then
+            mapfile -t ports < <(pick_port_block "$count")
+            [ ${#ports[@]} -eq $((2 * count)) ] || fatal "could not pick $((2 * count)) free ports"
+        fi
+        rm -rf "$PID_DIR" "$LOG_DIR"
+        mkdir -p "$STATE_DIR" "$LOG_DIR"
+        write_cluster_file "$count" "${ports[@]}"
+        printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"
+        [ ${#args[@]} -eq 0 ] && : >"$NODE_ARGS_FILE"
+
+        log "starting $count nodes${args[*]:+ (${args[*]})}"
+        started=$(now_ms)
+        for id in "${IDS[@]}"; do start_node "$id"; done
+        wait_ready "${IDS[@]}" && break
+        cmd_down
+        # Another process may have bound one of the ports between the check and the bind.
+        if [ "$attempt" -lt 3 ] && grep -qs 'EADDRINUSE' "$LOG_DIR"/*.log; then
+            warn "a port was taken in the meantime: picking other ports"
+            ports=()
+            continue
+        fi
+        fatal "the cluster did not come up (see the log tails above)"
+    done
+    ok "$count nodes answer ping and see each other alive after $(($(now_ms) - started)) ms"
+    summary
+    if [ "$PWD" = "$REPO_ROOT" ] && [ "$CLUSTER_FILE" = "$REPO_ROOT/.deploy/cluster.json" ]; then
+        info "try: $(relative_bin rexctl) nodes      stop: deploy/cluster.sh down"
+    else
+        info "try: REXCTL_CLUSTER=$CLUSTER_FILE $(relative_bin rexctl) nodes      stop: deploy/cluster.sh down"
+    fi
+}
+
+relative_bin() { echo "${BIN_DIR#"$PWD"/}/$1"; }
+
+cmd_status() {
+    have_cluster || {
+        info "no cluster ($CLUSTER_FILE missing) — start one with: deploy/cluster.sh up"
+        return 1
+    }
+    summary
+    echo
+    local status=0
+    rexctl nodes --timeout 1s || status=$?
+    return "$status"
+}
+
+cmd_logs() {
+    [ $# -ge 1 ] || usage
+    local id=$1 follow='' lines=50
+    shift
+    while [ $# -gt 0 ]; do
+        case $1 in
+        -f) follow=1 ;;
+        -n)
+            lines=${2:?-n needs a number}
+            shift
+            ;;
+        *) usage ;;
+        esac
+        shift
+    done
+    require_node "$id"
+    [ -f "$LOG_DIR/$id.log" ] || fatal "$id has no log yet ($LOG_DIR/$id.log)"
+    if [ -n "$follow" ]; then
+        exec tail -n "$lines" -f "$LOG_DIR/$id.log"
+    fi
+    tail -n "$lines" "$LOG_DIR/$id.log"
+}
+
+cmd_down() {
+    # Every live rexnode of this cluster, by its command line: pid files may have been lost.
+    local pairs=()
+    mapfile -t pairs < <(cluster_processes)
+    if [ ${#pairs[@]} -eq 0 ]; then
+        info "no node running"
+    else
+        log "stopping ${#pairs[@]} node(s): SIGTERM, SIGKILL after ${STOP_GRACE}s"
+        local started
+        started=$(now_ms)
+        stop_processes "${pairs[@]}"
+        ok "stopped in $(($(now_ms) - started)) ms"
+    fi
+    rm -rf "$PID_DIR"
+    [ ${#IDS[@]} -eq 0 ] || wait_ports_free "${IDS[@]}"
+}
+
+cmd_restart() {
+    [ $# -eq 1 ] || usage
+    local id=$1 pid started
+    require_node "$id"
+    build_if_stale
+    if node_running "$id"; then
+        pid=$(pid_of "$id")
+        log "stopping $id (pid $pid)"
+        stop_processes "$pid $id"
+    fi
+    wait_ports_free "$id"
+    log "starting $id on ${PUB[$id]} / ${CONTROL[$id]}"
+    started=$(now_ms)
+    start_node "$id"
+    wait_ready "$id" || exit 1
+    ok "$id (pid $(pid_of "$id")) answers ping and is seen alive after $(($(now_ms) - started)) ms"
+}
+
+cmd_kill() {
+    [ $# -eq 1 ] || usage
+    local id=$1 pid deadline
+    require_node "$id"
+    if ! node_running "$id"; then
+        info "$id is not running"
+        rm -f "$PID_DIR/$id.pid"
+        return 0
+    fi
+    pid=$(pid_of "$id")
+    kill -KILL "$pid"
+    deadline=$(($(now_ms) + 5000))
+    while pid_alive "$pid"; do
+        [ "$(now_ms)" -lt "$deadline" ] || fatal "$id (pid $pid) survived SIGKILL"
+        sleep 0.02
+    done
+    rm -f "$PID_DIR/$id.pid"
+    ok "killed $id (pid $pid, SIGKILL)"
+}
+
+main() {
+    [ $# -ge 1 ] || usage
+    local command=$1
+    shift
+    case $command in
+    up) cmd_up "$@" ;;
+    status) cmd_status "$@" ;;
+    logs) cmd_logs "$@" ;;
+    down) [ $# -eq 0 ] || usage; cmd_down ;;
+    restart) cmd_restart "$@" ;;
+    kill) cmd_kill "$@" ;;
+    -h | --help | help) usage 0 ;;
+    *)
+        error "unknown command '$command'"
+        usage
+        ;;
+    esac
+}
+
+main "$@"

@@ -1,0 +1,217 @@
+# shellcheck shell=bash
+# Shared helpers for deploy/ scripts: logging, paths, system packages, building, ports, processes.
+# Source it; it defines functions and variables only and has no side effects beyond that.
+#
+# Environment:
+#   REX_DEPLOY_DIR   where cluster state lives (default: <repo>/.deploy)
+#   REX_BUILD        release (default) or debug: which build of rexnode/rexctl to use
+#   REX_PORT_RANGE   LOW-HIGH loopback ports to pick from (default 17000-31999; keep it below 32768,
+#                    the start of the kernel's ephemeral range, so no reconnecting socket can be
+#                    handed the same port and end up connected to itself)
+#   NO_COLOR         set to disable colour on a terminal
+
+# --- logging (all to stderr) -------------------------------------------------------------------
+
+if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then
+    _C_DIM=$'\e[2m' _C_RED=$'\e[31m' _C_YEL=$'\e[33m' _C_GRN=$'\e[32m' _C_BOLD=$'\e[1m' _C_OFF=$'\e[0m'
+else
+    _C_DIM='' _C_RED='' _C_YEL='' _C_GRN='' _C_BOLD='' _C_OFF=''
+fi
+
+log() { printf '%s==>%s %s\n' "$_C_BOLD" "$_C_OFF" "$*" >&2; }
+info() { printf '    %s\n' "$*" >&2; }
+ok() { printf '%s ok%s %s\n' "$_C_GRN" "$_C_OFF" "$*" >&2; }
+warn() { printf '%swarning:%s %s\n' "$_C_YEL" "$_C_OFF" "$*" >&2; }
+error() { printf '%serror:%s %s\n' "$_C_RED" "$_C_OFF" "$*" >&2; }
+fatal() {
+    error "$*"
+    exit 1
+}
+
+# --- paths -------------------------------------------------------------------------------------
+
+DEPLOY_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+DEPLOY_SCRIPTS_DIR="$(dirname "$DEPLOY_LIB_DIR")"
+REPO_ROOT="$(dirname "$DEPLOY_SCRIPTS_DIR")"
+REX_BUILD="${REX_BUILD:-release}"
+BIN_DIR="$REPO_ROOT/.build/$REX_BUILD"
+REXNODE="$BIN_DIR/rexnode"
+REXCTL="$BIN_DIR/rexctl"
+
+# Cluster state: one directory holding cluster.json, node-args, pids/ID.pid, logs/ID.log.
+set_state_dir() {
+    STATE_DIR="$(realpath -m "$1")"
+    CLUSTER_FILE="$STATE_DIR/cluster.json"
+    NODE_ARGS_FILE="$STATE_DIR/node-args"
+    PID_DIR="$STATE_DIR/pids"
+    LOG_DIR="$STATE_DIR/logs"
+    export REXCTL_CLUSTER="$CLUSTER_FILE"
+}
+set_state_dir "${REX_DEPLOY_DIR:-$REPO_ROOT/.deploy}"
+
+# --- system packages ---------------------------------------------------------------------------
+
+# Installs the Debian packages the project needs when any is missing: apt-get when root, else
+# prints the exact command and fails.
+ensure_system_packages() {
+    local missing=()
+    [ -f /usr/include/zmq.h ] || missing+=(libzmq3-dev)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        log "installing ${missing[*]} (apt-get)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        error "missing system packages: ${missing[*]}"
+        fatal "install them first:  sudo apt-get update && sudo apt-get install -y ${missing[*]}"
+    fi
+}
+
+# --- building ----------------------------------------------------------------------------------
+
+# Builds rexnode and rexctl when a binary is missing or older than any source or Package.swift.
+build_if_stale() {
+    local stale=''
+    if ! [ -x "$REXNODE" ] || ! [ -x "$REXCTL" ]; then
+        stale='not built yet'
+    elif [ -n "$(find "$REPO_ROOT/Sources" "$REPO_ROOT/Package.swift" -newer "$REXNODE" -print -quit)" ] \
+        || [ -n "$(find "$REPO_ROOT/Sources" "$REPO_ROOT/Package.swift" -newer "$REXCTL" -print -quit)" ]; then
+        stale='sources changed'
+    fi
+    if [ -z "$stale" ]; then
+        return 0
+    fi
+    log "building rexnode and rexctl ($REX_BUILD; $stale) — the first build takes a few minutes"
+    local started=$SECONDS
+    # One product per invocation: given several --product flags, swift build builds only the last.
+    local product
+    for product in rexnode rexctl; do
+        if ! (cd "$REPO_ROOT" && swift build -c "$REX_BUILD" --product "$product") >&2; then
+            fatal "swift build --product $product failed (see above)"
+        fi
+    done
+    # swift build leaves an up-to-date binary untouched; touch both so the check above settles.
+    touch "$REXNODE" "$REXCTL"
+    ok "built in $((SECONDS - started))s: $BIN_DIR/{rexnode,rexctl}"
+}
+
+rexctl() { "$REXCTL" "$@"; }
+
+# --- ports -------------------------------------------------------------------------------------
+
+# True when something listens on 127.0.0.1:PORT (or the port is bound at all, when ss is around).
+port_in_use() {
+    local port=$1
+    if command -v ss >/dev/null 2>&1; then
+        [ -n "$(ss -Htan "sport = :$port" 2>/dev/null | awk '$1 != "TIME-WAIT"')" ]
+    else
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+    fi
+}
+
+# Prints COUNT distinct free loopback ports from REX_PORT_RANGE, one per line, chosen at random so
+# that concurrent clusters (other worktrees, tests) rarely collide.
+pick_ports() {
+    local count=$1 range="${REX_PORT_RANGE:-17000-31999}"
+    local low=${range%-*} high=${range#*-}
+    ((low > 1023 && high < 32768 && low < high)) || fatal "REX_PORT_RANGE=$range must lie within 1024-32767"
+    local -A chosen=()
+    local picked=0 tries=0 port
+    while ((picked < count)); do
+        ((tries++ < 1000)) || fatal "no $count free ports in $range"
+        port=$((low + (RANDOM * 32768 + RANDOM) % (high - low + 1)))
+        [ -n "${chosen[$port]:-}" ] && continue
+        port_in_use "$port" && continue
+        chosen[$port]=1
+        echo "$port"
+        picked=$((picked + 1))
+    done
+}
+
+# Prints 2×COUNT free ports, pub ports then control ports, from one block of 100 in REX_PORT_RANGE
+# chosen at random: pub ports BASE+1…, control ports BASE+51… (so n1 gets e.g. 23401 and 23451).
+pick_port_block() {
+    local count=$1 range="${REX_PORT_RANGE:-17000-31999}"
+    local low=${range%-*} high=${range#*-}
+    ((count <= 49)) || fatal "at most 49 nodes per cluster (got $count)"
+    ((low > 1023 && high < 32768 && high - low >= 99)) || fatal "REX_PORT_RANGE=$range must span 100 ports within 1024-32767"
+    local blocks=$(((high - low + 1) / 100)) tries base i ports
+    for ((tries = 0; tries < 50; tries++)); do
+        base=$((low + (RANDOM % blocks) * 100))
+        ports=()
+        for ((i = 1; i <= count; i++)); do ports+=($((base + i))); done
+        for ((i = 1; i <= count; i++)); do ports+=($((base + 50 + i))); done
+        for i in "${ports[@]}"; do port_in_use "$i" && continue 2; done
+        printf '%s\n' "${ports[@]}"
+        return 0
+    done
+    fatal "no block of $((2 * count)) free ports in $range after 50 tries"
+}
+
+# The port of a tcp://HOST:PORT endpoint.
+endpoint_port() { echo "${1##*:}"; }
+
+# --- JSON (python3; present on every machine of this kind, installed above otherwise) ----------
+
+# The system python starts in a fraction of the time of a pyenv shim; -S skips site-packages
+# (only the standard library is used).
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON=$(command -v python3 || echo python3)
+py() { "$PYTHON" -S "$@"; }
+
+# json_get PATH < document: prints the value at a dotted path (numbers index arrays);
+# strings bare, other values as JSON; empty output and status 1 when the path is missing.
+json_get() {
+    py -c '
+import json, sys
+value = json.load(sys.stdin)
+for part in sys.argv[1].split(".") if sys.argv[1] else []:
+    try:
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    except (KeyError, IndexError, ValueError, TypeError):
+        sys.exit(1)
+print(value if isinstance(value, str) else json.dumps(value))
+' "$1"
+}
+
+# --- processes ---------------------------------------------------------------------------------
+
+# True when PID is alive and is a rexnode started for this state dir with --id ID (guards against
+# a recycled pid: never signal a process we did not start).
+is_our_node() {
+    local pid=$1 id=$2 cmdline
+    [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+    cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+    [[ "$cmdline" == *rexnode" --cluster $CLUSTER_FILE --id $id "* ]]
+}
+
+# A process that has exited but not been reaped is a zombie: treat it as gone.
+pid_alive() {
+    local state
+    state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Milliseconds since the epoch.
+now_ms() { date +%s%3N; }
+
+# Prints a table from tab-separated lines on stdin, columns aligned; numeric columns right-aligned.
+print_table() {
+    py -c '
+import sys
+rows = [line.rstrip("\n").split("\t") for line in sys.stdin if line.strip()]
+if not rows: sys.exit(0)
+width = max(len(r) for r in rows)
+rows = [r + [""] * (width - len(r)) for r in rows]
+def numeric(col):
+    cells = [r[col] for r in rows[1:] if r[col] not in ("", "-")]
+    return bool(cells) and all(c.replace(".", "", 1).isdigit() for c in cells)
+sizes = [max(len(r[c]) for r in rows) for c in range(width)]
+right = [numeric(c) for c in range(width)]
+for r in rows:
+    cells = [r[c].rjust(sizes[c]) if right[c] else r[c].ljust(sizes[c]) for c in range(width)]
+    print("  ".join(cells).rstrip())
+'
+}

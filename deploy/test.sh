@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The README's "test" command: installs what is missing, builds and runs the unit tests
+# (swift build --build-tests && swift test), then the end-to-end suite against a real
+# multi-process cluster (deploy/e2e/run.sh). Prints a timing table; exits non-zero on any failure.
+#
+#   deploy/test.sh              everything
+#   deploy/test.sh --e2e        only the end-to-end suite
+set -euo pipefail
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$REPO_ROOT"
+
+unit=1
+case "${1:-}" in
+"") ;;
+--e2e) unit='' ;;
+*) fatal "usage: deploy/test.sh [--e2e]" ;;
+esac
+
+phases=() failed=0
+# phase NAME CMD…: runs CMD, records its time and result.
+phase() {
+    local name=$1 started status=0
+    shift
+    log "$name: $*"
+    started=$SECONDS
+    "$@" || status=$?
+    if [ "$status" -eq 0 ]; then
+        phases+=("$name"$'\t'"$((SECONDS - started))"$'\t'ok)
+    else
+        phases+=("$name"$'\t'"$((SECONDS - started))"$'\t'"FAILED (exit $status)")
+        failed=$((failed + 1))
+    fi
+    return "$status"
+}
+
+summary() {
+    {
+        printf 'PHASE\tSECONDS\tRESULT\n'
+        printf '%s\n' "${phases[@]}"
+    } | print_table >&2
+}
+
+phase "system packages" ensure_system_packages || { summary; exit 1; }
+if [ -n "$unit" ]; then
+    phase "build (debug, tests)" swift build --build-tests || { summary; exit 1; }
+    phase "unit tests" swift test || true
+fi
+phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
+# The suite's closing line is repeated last, after the timing table, for whoever reads the end.
+e2e_result=$(mktemp)
+trap 'rm -f "$e2e_result"' EXIT
+e2e() { "$DEPLOY_SCRIPTS_DIR/e2e/run.sh" | tee "$e2e_result"; }
+phase "end-to-end" e2e || true
+summary
+closing=$(grep '^E2E: ' "$e2e_result" | tail -n 1 || true)
+echo "${closing:-E2E: 0 passed, 1 failed}"
+[ "$failed" -eq 0 ]
