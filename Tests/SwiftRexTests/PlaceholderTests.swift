@@ -1,3 +1,0 @@
-import Testing
-import SwiftRex
-@Test func builds() { #expect(Bool(true)) }
