@@ -157,4 +157,27 @@ import SwiftRex
         await n2.stop()
         await n1.stop()
     }
+
+    @Test func aFollowerThatSubscribesAfterTheValueWasPublishedStillGetsIt() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        let n3 = try startNode("n3", peers: ["n1": n1.pubEndpoint])
+        n1.dispatch(.set(topic: "late.topic", value: "current"))
+        #expect(await eventually { n1.messageCounts().published >= 1 })
+        n2.dispatch(.follow(name: "late", topic: "late.topic", from: nil))
+        n3.dispatch(.follow(name: "late", topic: "late.topic", from: "n1"))
+        #expect(await eventually { n2.state.follows["late"]?.lastValue == "current" }, "replayed to the shared socket")
+        #expect(await eventually { n3.state.follows["late"]?.lastValue == "current" }, "replayed to a dedicated socket")
+        await n3.stop()
+        n1.dispatch(.unset(topic: "late.topic"))
+        n2.dispatch(.unfollow(name: "late"))
+        #expect(await eventually { n1.state.feeds.isEmpty && !n1.publisherSubscriptions().contains("late.topic") })
+        n2.dispatch(.follow(name: "again", topic: "late.topic", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("late.topic") })
+        n1.dispatch(.publish(topic: "late.topic", payload: "marker"))
+        #expect(await eventually { n2.state.follows["again"]?.lastValue == "marker" })
+        #expect(n2.state.follows["again"]?.count == 1, "an unset feed is not replayed, only the marker arrived")
+        await n2.stop()
+        await n1.stop()
+    }
 }

@@ -13,7 +13,7 @@ enum NodeChannels {
     }
 
     /// One feed: the latest value, deduplicated, at most one message per interval, the last value
-    /// always sent.
+    /// always sent — and replayed to each peer that subscribes later.
     static func feed(topic: String, value: String, _ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(
             id: NodeFeature.feedID(topic),
@@ -21,7 +21,10 @@ enum NodeChannels {
             delivery: .throttle(env.settings.feedInterval, latest: true)
         ) { _ in
             let io = env.io.value
-            return ChannelHandler(receive: { (value: String) in io.publish(topic: topic, value: value) }, cancel: {})
+            return ChannelHandler(
+                receive: { (value: String) in io.publishRetained(topic: topic, value: value) },
+                cancel: { io.forgetRetained(topic: topic) }
+            )
         }
     }
 

@@ -64,6 +64,9 @@ final class NodeIO {
         // Every option before bind: options set later do not reach tcp/ipc connections.
         try publisher.setOption(.sendHighWaterMark, 100_000)
         try publisher.setOption(.xpubNoDrop, true)
+        // Every subscribe/unsubscribe frame, per subscriber: lets the node replay its feeds' last
+        // values to a new subscriber (no slow-joiner loss) and count subscriptions exactly.
+        try publisher.setOption(.xpubVerboser, true)
         do {
             try publisher.bind(pubEndpoint)
         } catch {
@@ -89,6 +92,20 @@ final class NodeIO {
     var pubEndpoint: String { ((try? publisher.lastEndpoint) ?? nil) ?? "" }
 
     // MARK: - Publishing
+
+    /// The last value of each feed, replayed to every new subscriber of its topic.
+    private var retained: [String: String] = [:]
+
+    /// Publishes a feed's value and keeps it for subscribers that arrive later.
+    func publishRetained(topic: String, value: String) {
+        retained[topic] = value
+        publish(topic: topic, value: value)
+    }
+
+    /// Stops replaying a feed (it no longer exists).
+    func forgetRetained(topic: String) {
+        retained[topic] = nil
+    }
 
     /// Sends `[topic\0node sequence, value]`; a full queue counts as an HWM drop.
     @discardableResult
@@ -249,9 +266,21 @@ final class NodeIO {
             let prefix = Array(frame.dropFirst())
             if kind == 1 {
                 remoteSubscriptions[prefix, default: 0] += 1
+                replayRetained(matching: prefix)
             } else if kind == 0, let count = remoteSubscriptions[prefix] {
                 remoteSubscriptions[prefix] = count > 1 ? count - 1 : nil
             }
+        }
+    }
+
+    /// Sends the last value of every feed whose wire topic (`topic\0`) starts with `prefix`.
+    private func replayRetained(matching prefix: [UInt8]) {
+        guard !retained.isEmpty else { return }
+        for (topic, value) in retained {
+            var wireTopic = Array(topic.utf8)
+            wireTopic.append(0)
+            guard wireTopic.starts(with: prefix) else { continue }
+            publish(topic: topic, value: value)
         }
     }
 
