@@ -21,18 +21,21 @@ struct Summary {
         }
     }
 
+    /// The issue's reconcile targets are judged on the reconcile itself (diff + apply), which the
+    /// issue separates from building the desired set; the whole cycle (with the benchmark's own
+    /// supervise building 10,000 channels) is listed next to it, unjudged.
     mutating func reconcile(_ results: [ReconcileBenchmark.Result]) {
         for r in results where r.k == 10_000 {
+            let limit: Double
+            let name: String
             switch r.churn {
-            case .none:
-                add("K=10,000 unchanged set", goal: "≤ 1 ms", measured: Format.time(r.total.median),
-                    reference: "28–32 ms", pass: r.total.median <= 1e-3)
-            case .rekey(1), .replace(1):
-                add("K=10,000 \(r.churn.label)", goal: "≤ 3 ms", measured: Format.time(r.total.median),
-                    reference: "28–32 ms", pass: r.total.median <= 3e-3)
-            default:
-                break
+            case .none: (limit, name) = (1e-3, "K=10,000 unchanged set")
+            case .rekey(1), .replace(1): (limit, name) = (3e-3, "K=10,000 \(r.churn.label)")
+            default: continue
             }
+            add("\(name): reconcile", goal: "≤ \(Format.time(limit))", measured: Format.time(r.diff.median),
+                reference: "28–32 ms", pass: r.diff.median <= limit)
+            table.add(["\(name): + supervise", "—", "\(Format.time(r.total.median)) (build \(Format.time(r.build.median)))", "", "—"])
         }
     }
 
@@ -54,7 +57,10 @@ struct Summary {
 
     func print() {
         var table = self.table
-        table.notes = ["Reconcile figures are supervise + diff per cycle (engine counters); dispatch is actions/s."]
+        table.notes = [
+            "reconcile = diff + apply per cycle (engine counters); + supervise adds building the desired set",
+            "(the workload's own supervise: 10,000 Channel values) and freeing it. dispatch is actions/s.",
+        ]
         table.print()
     }
 }

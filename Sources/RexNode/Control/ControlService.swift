@@ -129,7 +129,7 @@ final class ControlService {
                         "gaps": state.follows.values.reduce(0) { $0 + $1.gaps }, "hwmDrops": io.hwmDrops,
                     ],
                     "mailbox": ["depth": depth, "maxDepth": maxDepth],
-                    "sockets": ["open": io.socketsOpen],
+                    "sockets": ["open": io.socketsOpen, "created": io.socketsCreated],
                     "process": ["rssBytes": ProcessStats.residentBytes, "fds": ProcessStats.openFileDescriptors],
                 ]
             }

@@ -13,6 +13,8 @@ final class NodeIO {
         var hwmDrops = 0
         var malformed = 0
         var socketsOpen = 0
+        /// Dedicated SUB sockets created so far (each follow `from` a peer, and each recreate).
+        var socketsCreated = 0
     }
 
     /// One delivery target for messages matching a pattern.
@@ -209,6 +211,7 @@ final class NodeIO {
         entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
         dedicated[nextID] = entry
         counters.socketsOpen += 1
+        counters.socketsCreated += 1
         return nextID
     }
 
