@@ -40,8 +40,9 @@ let package = Package(
 
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
-        .executableTarget(name: "zmqbench", dependencies: ["ZMQ"]),
-        .executableTarget(name: "nodebench", dependencies: ["RexNode", "SwiftRex", "ZMQ"]),
+        .target(name: "BenchSupport"),
+        .executableTarget(name: "zmqbench", dependencies: ["ZMQ", "BenchSupport"]),
+        .executableTarget(name: "nodebench", dependencies: ["RexNode", "SwiftRex", "ZMQ", "BenchSupport"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// The C baseline (`thr.c`, `churn.c`), compiled with gcc -O2 into a temporary directory and run

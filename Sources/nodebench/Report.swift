@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Runs every node measurement in a fresh child process (`nodebench thr …` / `nodebench churn …`)

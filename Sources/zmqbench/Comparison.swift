@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Runs the Swift benchmarks and the C baseline side by side and prints the ratio table.

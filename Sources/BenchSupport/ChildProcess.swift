@@ -1,17 +1,17 @@
-import Foundation
+public import Foundation
 
 /// A child process whose stdout is read line by line and which exits when we close its stdin.
 ///
 /// Mirrors the C baseline's `fork_child` (the child dies with its parent): the child side calls
 /// ``ChildProcess/exitWhenParentGoes()``, which exits as soon as stdin reaches EOF — that is,
 /// when the parent closes the pipe or dies.
-final class ChildProcess {
+public final class ChildProcess {
     private let process = Process()
     private let stdinPipe = Pipe()
     private let stdoutPipe = Pipe()
     private var buffer: [UInt8] = []
 
-    init(executable: String, arguments: [String], environment: [String: String]? = nil) {
+    public init(executable: String, arguments: [String], environment: [String: String]? = nil) {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
@@ -21,19 +21,23 @@ final class ChildProcess {
     }
 
     /// Starts this executable (`/proc/self/exe`) with `arguments`.
-    static func spawnSelf(_ arguments: [String]) -> ChildProcess {
+    public static func spawnSelf(_ arguments: [String]) -> ChildProcess {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let child = ChildProcess(executable: exe, arguments: arguments)
         child.start()
         return child
     }
 
-    func start() {
-        do { try process.run() } catch { fail("cannot start \(process.executableURL?.path ?? "?"): \(error)") }
+    public func start() {
+        do { try process.run() } catch {
+            let program = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
+            FileHandle.standardError.write(Data("\(program): cannot start \(process.executableURL?.path ?? "?"): \(error)\n".utf8))
+            exit(2)
+        }
     }
 
     /// The next stdout line (blocking), or nil at EOF.
-    func readLine() -> String? {
+    public func readLine() -> String? {
         let fd = stdoutPipe.fileHandleForReading.fileDescriptor
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -50,7 +54,7 @@ final class ChildProcess {
     }
 
     /// Reads stdout to EOF, waiting at most `timeout`; kills the child if it runs longer.
-    func collectOutput(timeout: Duration) -> (output: String, exitCode: Int32?) {
+    public func collectOutput(timeout: Duration) -> (output: String, exitCode: Int32?) {
         let pid = process.processIdentifier
         let done = DispatchSemaphore(value: 0)
         let (seconds, _) = timeout.components
@@ -65,7 +69,7 @@ final class ChildProcess {
     }
 
     /// Closes the child's stdin (it exits), waits up to `grace`, then kills it (common.h reap_child).
-    func finish(grace: Duration) {
+    public func finish(grace: Duration) {
         try? stdinPipe.fileHandleForWriting.close()
         let deadline = ContinuousClock.now + grace
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
@@ -76,7 +80,7 @@ final class ChildProcess {
     }
 
     /// Child side: exit as soon as stdin reaches EOF (parent closed it or died).
-    static func exitWhenParentGoes() {
+    public static func exitWhenParentGoes() {
         Thread.detachNewThread {
             var byte: UInt8 = 0
             while true {
