@@ -55,14 +55,7 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
         _ update: ((inout State) throws -> Void)? = nil
     ) async {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        await store.waitUntilIdle()
-        let unreceived = inbox.pending
-        if !unreceived.isEmpty {
-            Issue.record(
-                "Must receive \(unreceived.count) action(s) before sending \(action): \(unreceived.map { "\($0.action)" }.joined(separator: ", "))",
-                sourceLocation: location
-            )
-        }
+        await reportUnreceived("must be received before sending \(action)", at: location)
         let source = ActionSource(file: fileID, function: "send", line: UInt(line))
         let (before, after) = await store.processAsBatch(DispatchedAction(action, source: source))
         Self.assertState(before: before, after: after, update: update, what: "sending \(action)", location: location)
@@ -131,14 +124,7 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) async {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        await store.waitUntilIdle()
-        let unreceived = inbox.pending
-        if !unreceived.isEmpty {
-            Issue.record(
-                "\(unreceived.count) received action(s) were not asserted: \(unreceived.map { "\($0.action)" }.joined(separator: ", "))",
-                sourceLocation: location
-            )
-        }
+        await reportUnreceived("were received and not asserted", at: location)
         let running = await store.inFlightEffects()
         if running > 0 {
             Issue.record("\(running) effect(s) are still running or waiting", sourceLocation: location)
@@ -153,6 +139,15 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
             }
         }
         await store.release()
+    }
+
+    /// Waits until the store is idle, then records an issue if actions are waiting to be received.
+    private func reportUnreceived(_ problem: String, at location: SourceLocation) async {
+        await store.waitUntilIdle()
+        let unreceived = inbox.pending
+        guard !unreceived.isEmpty else { return }
+        let list = unreceived.map { "\($0.action)" }.joined(separator: ", ")
+        Issue.record("\(unreceived.count) action(s) \(problem): \(list)", sourceLocation: location)
     }
 
     private static func assertState(
