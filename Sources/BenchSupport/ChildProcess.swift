@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A child process whose stdout is read line by line and which exits when we close its stdin.
 ///

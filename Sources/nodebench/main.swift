@@ -9,6 +9,7 @@ import Foundation
 //
 // Single measurements (one result line each; the parent runs them as child processes):
 //   nodebench thr <count> [window]                            end-to-end throughput
+//   nodebench pub <count>                                     one node's publishing alone
 //   nodebench churn <shared|from> <seconds> [node|publisher] [follows]   follow-topic churn
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -19,6 +20,10 @@ do {
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench thr <count> [window]", code: 64) }
         alarm(120)
         try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000)
+    case "pub":
+        guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench pub <count>", code: 64) }
+        alarm(120)
+        try await PublisherOnly.run(count: count)
     case "churn":
         guard arguments.count >= 3, let mode = FollowChurn.Mode(rawValue: arguments[1]), let seconds = Double(arguments[2]) else {
             fail("usage: nodebench churn <shared|from> <seconds> [node|publisher] [follows]", code: 64)

@@ -136,7 +136,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
             let start = ContinuousClock.now
             var desired = supervisor(state, environment)
             let built = ContinuousClock.now
-            withExtendedLifetime(desired) { engine.reconcile(desired) }
+            withExtendedLifetime(desired) { _ = engine.reconcile(desired) }
             let diffed = ContinuousClock.now
             desired = []
             let end = ContinuousClock.now
