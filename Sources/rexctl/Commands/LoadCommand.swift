@@ -150,7 +150,7 @@ struct LoadCommand: RexCtlCommand {
         let document = JSONValue.object(members)
         if let resultFile { try LoadCommand.write(document.compactText + "\n", to: resultFile) }
         if let svgFile, !sweepRuns.isEmpty {
-            let points = LoadCommand.chartPoints(sweepRuns + (mainRun.map { [$0] } ?? []))
+            let points = LoadCommand.chartPoints(sweepRuns)
             let title = "Reconcile latency under churn (\(nodes.count) nodes × \(follows) follows\(fromPeers ? ", from peers" : ""))"
             try LoadCommand.write(LatencyChart.svg(points, title: title, note: LoadCommand.chartNote), to: svgFile)
         }
