@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's "test" command: installs what is missing, builds and runs the unit tests
 # (swift build --build-tests && swift test), then the end-to-end suite against a real
-# multi-process cluster (deploy/e2e/run.sh). Prints a timing table; exits non-zero on any failure.
+# multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
+# Prints a timing table; exits non-zero on any failure.
 #
 #   deploy/test.sh              everything
 #   deploy/test.sh --e2e        only the end-to-end suite
@@ -52,6 +53,7 @@ e2e_result=$(mktemp)
 trap 'rm -f "$e2e_result"' EXIT
 e2e() { "$DEPLOY_SCRIPTS_DIR/e2e/run.sh" | tee "$e2e_result"; }
 phase "end-to-end" e2e || true
+phase "churn load test (quick)" "$DEPLOY_SCRIPTS_DIR/churn.sh" --quick || true
 summary
 closing=$(grep '^E2E: ' "$e2e_result" | tail -n 1 || true)
 echo "${closing:-E2E: 0 passed, 1 failed}"

@@ -22,6 +22,7 @@ enum RexCtl {
         MetricsCommand.self,
         DescribeCommand.self,
         WaitCommand.self,
+        LoadCommand.self,
         ]
     }
 

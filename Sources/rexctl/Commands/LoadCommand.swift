@@ -1,0 +1,184 @@
+import Foundation
+
+/// `rexctl load churn`: a load test of reconcile under follow-topic churn, with leak accounting.
+struct LoadCommand: RexCtlCommand {
+    static let spec = CommandSpec(
+        name: "load",
+        abstract: "Load-test every node of the cluster: churn follow topics and check for leaks.",
+        discussion: """
+            SCENARIOS:
+              churn   Each node follows --follows topics (churn-0, churn-1, ...) of the other
+                      nodes' feeds (each node sets --feeds feeds every 100ms) and the follows
+                      change topic at --rate changes/s in total for --duration. Requests are
+                      pipelined (--in-flight per node) on a deadline schedule.
+
+            Every node's metrics and keep set are sampled twice a second (one progress line
+            each). At every sample, channel opens - cancels must equal the live channels of
+            the keep set; after the run (every churn follow unfollowed and gone from the keep
+            set) fds, open sockets and live channels must return to their starting values
+            within 5s. A broken invariant is printed (node, sample, numbers) and exits 1.
+
+            With --sweep the test first runs at each rate for --sweep-duration, then the main
+            run; --svg draws reconcile latency against the achieved rate. Here --timeout
+            bounds each reply (default: 5s). Exits 0 when every invariant held, 1 when one
+            broke, 2 when a node did not answer.
+            """,
+        arguments: [ArgumentSpec(name: "scenario", help: "The load scenario: churn.")],
+        options: [
+            .option("--follows", value: "count", help: "Follows per node (default: 100)."),
+            .option("--rate", value: "per-second", help: "Target topic changes per second, all nodes together (default: 2000)."),
+            .option("--duration", value: "duration", help: "How long the churn lasts (default: 60s)."),
+            .option("--feeds", value: "count", help: "Feeds each node publishes (default: 4)."),
+            .option("--in-flight", value: "count", help: "Requests in flight per node (default: 32)."),
+            .flag("--from-peers", help: "Follow from the publishing peer: one dedicated SUB socket per follow."),
+            .option("--result", value: "file", help: "Write the result as JSON (per node and total, samples included)."),
+            .option("--sweep", value: "rates", help: "Also run at each of these rates first, e.g. 250,500,1000,2000."),
+            .option("--sweep-duration", value: "duration", help: "How long each sweep run lasts (default: 15s)."),
+            .option("--svg", value: "file", help: "With --sweep: write the latency-vs-churn-rate chart as SVG."),
+        ]
+    )
+
+    static let defaultTimeout: Duration = .seconds(5)
+
+    var scenario: String
+    var follows = 100
+    var rate = 2000.0
+    var duration: Duration = .seconds(60)
+    var feeds = 4
+    var inFlight = 32
+    var fromPeers = false
+    var resultFile: String?
+    var sweep: [Double] = []
+    var sweepDuration: Duration = .seconds(15)
+    var svgFile: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        scenario = arguments.argument("scenario") ?? ""
+        if let text = arguments.value("--follows") { follows = try LoadCommand.count(text, option: "--follows", max: 10_000) }
+        if let text = arguments.value("--rate") { rate = try LoadCommand.rate(text, option: "--rate") }
+        if let text = arguments.value("--duration") { duration = try GlobalOptions.duration(text, option: "--duration") }
+        if let text = arguments.value("--feeds") { feeds = try LoadCommand.count(text, option: "--feeds", max: 1_000) }
+        if let text = arguments.value("--in-flight") { inFlight = try LoadCommand.count(text, option: "--in-flight", max: 1_000) }
+        fromPeers = arguments.has("--from-peers")
+        resultFile = arguments.value("--result")
+        if let text = arguments.value("--sweep") {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            for part in parts { sweep.append(try LoadCommand.rate(String(part), option: "--sweep")) }
+        }
+        if let text = arguments.value("--sweep-duration") {
+            sweepDuration = try GlobalOptions.duration(text, option: "--sweep-duration")
+        }
+        svgFile = arguments.value("--svg")
+    }
+
+    static func count(_ text: String, option: String, max: Int) throws(UsageError) -> Int {
+        guard let value = Int(text), value >= 1, value <= max else {
+            throw UsageError("\(option) expects a whole number from 1 to \(max), not '\(text)'")
+        }
+        return value
+    }
+
+    static func rate(_ text: String, option: String) throws(UsageError) -> Double {
+        let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              let value = Double(number), value > 0, value <= 1_000_000 else {
+            throw UsageError("\(option) expects a rate per second such as 500 or 2000/s, not '\(text)'")
+        }
+        return value
+    }
+
+    func validate(_ globals: GlobalOptions) throws(UsageError) {
+        guard scenario == "churn" else { throw UsageError("Unknown load scenario '\(scenario)' (scenarios: churn)") }
+        if svgFile != nil && sweep.isEmpty { throw UsageError("--svg needs --sweep (the chart plots the sweep's rates)") }
+        if duration > .seconds(3_600) || sweepDuration > .seconds(3_600) {
+            throw UsageError("--duration and --sweep-duration must be at most 1h")
+        }
+    }
+
+    func settings(rate: Double, duration: Duration, timeout: Duration) -> ChurnSettings {
+        ChurnSettings(follows: follows, rate: rate, duration: duration, feeds: feeds, inFlight: inFlight,
+                      fromPeers: fromPeers, requestTimeout: timeout)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitCode {
+        let nodes = try context.clusterNodes().nodes
+        guard nodes.count >= 2 else {
+            throw UsageError("load churn needs at least 2 nodes (follows subscribe to the other nodes' feeds); found \(nodes.count)")
+        }
+        if feeds * (nodes.count - 1) < 2 {
+            throw UsageError("--feeds \(feeds) with \(nodes.count) nodes leaves one topic to follow: nothing can change (use --feeds 2 or more)")
+        }
+        let clients = try nodes.map { try context.client(for: $0) }
+        let json = context.globals.output == .json
+        let progress: any TextOutput = json ? context.stderr : context.stdout
+        let timeout = context.globals.timeout ?? LoadCommand.defaultTimeout
+
+        var runs: [(label: String, run: ChurnRunResult)] = []
+        let plan = sweep.map { (label: "sweep \(ChurnReport.oneDecimal($0))/s", rate: $0, duration: sweepDuration) }
+            + [(label: "main", rate: rate, duration: duration)]
+        var failed = false
+        var last: ChurnDriver?
+        for step in plan {
+            let settings = settings(rate: step.rate, duration: step.duration, timeout: timeout)
+            progress.line("== churn \(step.label): \(nodes.count) nodes × \(follows) follows, target \(ChurnReport.oneDecimal(step.rate)) changes/s "
+                + "for \(DurationParser.format(step.duration))\(fromPeers ? ", follows from peers" : "")")
+            let driver = try ChurnDriver(nodes: nodes, clients: clients, settings: settings, progress: progress) { violation in
+                context.stderr.line("FAIL: \(violation)")
+            }
+            last = driver
+            let result = try driver.run()
+            runs.append((step.label, result))
+            if !json { progress.write("\n" + ChurnReport.tables(result, style: context.style)) }
+            if !result.violations.isEmpty {
+                failed = true
+                break
+            }
+            progress.line("")
+        }
+        try? last?.removeFeeds()
+
+        let sweepRuns = runs.filter { $0.label != "main" }.map(\.run)
+        let mainRun = runs.first { $0.label == "main" }?.run
+        var members: [JSONValue.Member] = [
+            .init(key: "scenario", value: .string("churn")),
+            .init(key: "nodes", value: .array(nodes.map { .string($0.id) })),
+            .init(key: "ok", value: .bool(!failed)),
+            .init(key: "violations", value: .array(runs.flatMap { $0.run.violations.map { .string($0.description) } })),
+        ]
+        if !sweep.isEmpty { members.append(.init(key: "sweep", value: .array(sweepRuns.map(ChurnReport.json)))) }
+        if let mainRun { members.append(.init(key: "main", value: ChurnReport.json(mainRun))) }
+        let document = JSONValue.object(members)
+        if let resultFile { try LoadCommand.write(document.compactText + "\n", to: resultFile) }
+        if let svgFile, !sweepRuns.isEmpty {
+            let points = LoadCommand.chartPoints(sweepRuns)
+            let title = "Reconcile latency under churn (\(nodes.count) nodes × \(follows) follows\(fromPeers ? ", from peers" : ""))"
+            try LoadCommand.write(LatencyChart.svg(points, title: title, note: LoadCommand.chartNote), to: svgFile)
+        }
+        if json { context.printJSON(document) }
+        if failed {
+            throw CommandFailure(.failure, "load churn: \(runs.reduce(0) { $0 + $1.run.violations.count }) invariant(s) broken (see FAIL lines above)")
+        }
+        context.stdout.line("load churn: every invariant held (\(runs.count) run\(runs.count == 1 ? "" : "s"))")
+        return .success
+    }
+
+    static let chartNote = "p50/p99: the worst node's cycle histogram since it started; "
+        + "mean: Δ(build+diff time) / Δcycles during each run."
+
+    static func chartPoints(_ runs: [ChurnRunResult]) -> [LatencyChart.Point] {
+        runs.map { run in
+            let total = ChurnReport.figures(run).total
+            return LatencyChart.Point(rate: total.achieved, p50Ms: total.p50Ms, p99Ms: total.p99Ms, meanMs: total.meanMs)
+        }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        do {
+            let url = URL(fileURLWithPath: path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        } catch {
+            throw CommandFailure(.failure, "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}

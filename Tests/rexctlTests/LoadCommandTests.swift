@@ -1,0 +1,96 @@
+import Testing
+
+@testable import rexctl
+
+/// `rexctl load churn`: usage errors (exit 64, nothing sent), a node that is down (exit 2),
+/// and the pieces that need no cluster: figures, the leak check and the SVG chart.
+@Suite struct LoadCommandTests {
+    @Test(arguments: [
+        (["load"], "Error: Missing expected argument '<scenario>'"),
+        (["load", "storm"], "Error: Unknown load scenario 'storm' (scenarios: churn)"),
+        (["load", "churn", "--rate", "fast"], "Error: --rate expects a rate per second such as 500 or 2000/s, not 'fast'"),
+        (["load", "churn", "--rate", "0"], "Error: --rate expects a rate per second such as 500 or 2000/s, not '0'"),
+        (["load", "churn", "--follows", "0"], "Error: --follows expects a whole number from 1 to 10000, not '0'"),
+        (["load", "churn", "--feeds", "x"], "Error: --feeds expects a whole number from 1 to 1000, not 'x'"),
+        (["load", "churn", "--in-flight", "-3"], "Error: --in-flight expects a whole number from 1 to 1000, not '-3'"),
+        (["load", "churn", "--duration", "soon"], "Error: --duration expects a positive duration such as 500ms, 2s or 1m, not 'soon'"),
+        (["load", "churn", "--sweep", "100,,200"], "Error: --sweep expects a rate per second such as 500 or 2000/s, not ''"),
+        (["load", "churn", "--svg", "x.svg"], "Error: --svg needs --sweep (the chart plots the sweep's rates)"),
+        (["load", "churn", "--from-peers=yes"], "Error: Option '--from-peers' does not take a value"),
+        (["load", "churn", "extra"], "Error: Unexpected argument 'extra'"),
+    ])
+    func usageErrorsExit64(arguments: [String], message: String) async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let result = await cli(arguments + ["--node", "n1=\(listener.endpoint)", "--node", "n2=\(listener.endpoint)"])
+        #expect(result.code == 64, "\(result)")
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix(message + "\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("See 'rexctl load --help' for more information."))
+        #expect(try listener.received(within: .milliseconds(200)) == [])
+    }
+
+    @Test func oneNodeIsAUsageError() async throws {
+        let endpoint = try unusedLoopbackEndpoint()
+        let result = await cli(["load", "churn", "--node", "n1=\(endpoint)"])
+        #expect(result.code == 64, "\(result)")
+        #expect(result.stderr.hasPrefix("Error: load churn needs at least 2 nodes"))
+    }
+
+    @Test func nodesDownExit2WithinTheTimeout() async throws {
+        let first = try unusedLoopbackEndpoint()
+        let second = try unusedLoopbackEndpoint()
+        let result = await cli(["load", "churn", "--duration", "1s", "--node", "n1=\(first)", "--node", "n2=\(second)",
+                                "--timeout", "300ms"])
+        #expect(result.code == 2, "\(result)")
+        #expect(result.elapsed < .milliseconds(2_000))
+        #expect(result.stderr.hasSuffix("did not answer within 300ms — is it running? Try 'rexctl nodes'.\n"), "\(result.stderr)")
+    }
+
+    @Test func rateAcceptsPerSecondSuffix() throws {
+        #expect(try LoadCommand.rate("2000/s", option: "--rate") == 2000)
+        #expect(try LoadCommand.rate("2.5", option: "--rate") == 2.5)
+        #expect(throws: UsageError.self) { try LoadCommand.rate("-1", option: "--rate") }
+    }
+
+    @Test func leakCheckNamesNodeSampleAndNumbers() throws {
+        let keep = try JSONValue.parse(#"""
+            {"channels": [{"id": "pub", "status": "live"}, {"id": "follow[churn-1]", "status": "live"},
+                          {"id": "follow[churn-2]", "status": "settling"}],
+             "counters": {"opens": 5, "cancels": 2}}
+            """#)
+        let metrics = try JSONValue.parse(#"{"channels": {"opens": 5, "cancels": 2, "live": 3}, "mailbox": {"depth": 4}}"#)
+        let counts = ChurnDriver.counts(keep)
+        #expect(counts.live == 2 && counts.settling == 1 && counts.churnFollows == 2)
+        let settings = ChurnSettings(follows: 1, rate: 1, duration: .seconds(1), feeds: 2, inFlight: 1, fromPeers: false,
+                                     requestTimeout: .seconds(1))
+        let nodes = [NodeAddress(id: "n1", control: "tcp://127.0.0.1:1")]
+        let driver = try ChurnDriver(nodes: nodes, clients: [], settings: settings, progress: BufferOutput()) { _ in }
+        let (sample, violations) = driver.check(node: 0, sample: "sample 7 (t=3.500s)", metrics: metrics, keep: keep)
+        #expect(sample.depth == 4)
+        #expect(violations.map(\.description) == [
+            "invariant broken on node n1 at sample 7 (t=3.500s): keep counters opens 5 − cancels 2 = 3, but the keep set has 2 live channels",
+        ])
+        #expect(ChurnDriver.differences(before: metrics, after: metrics) == [])
+        let grown = try JSONValue.parse(#"{"channels": {"live": 4}, "process": {"fds": 30}}"#)
+        #expect(ChurnDriver.differences(before: try JSONValue.parse(#"{"channels": {"live": 3}, "process": {"fds": 30}}"#), after: grown)
+            == ["channels.live started at 3 but is 4"])
+    }
+
+    @Test func chartHasAxesTicksLabelsAndLegend() {
+        let svg = LatencyChart.svg([
+            .init(rate: 480, p50Ms: 0.13, p99Ms: 0.6, meanMs: 0.15),
+            .init(rate: 1950, p50Ms: 0.2, p99Ms: 1.4, meanMs: 0.3),
+        ], title: "Reconcile <latency>", note: "note")
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("Reconcile &lt;latency&gt;"))
+        #expect(svg.contains(">achieved topic changes per second (all nodes)</text>"))
+        #expect(svg.contains(">reconcile cycle duration (ms)</text>"))
+        #expect(svg.contains(">2000</text>") && svg.contains(">1.5</text>"))
+        #expect(svg.contains(">p50</text>") && svg.contains(">p99</text>"))
+        #expect(svg.components(separatedBy: "<polyline").count == 4)
+        #expect(LatencyChart.niceStep(1950) == 500)
+        #expect(LatencyChart.label(0.25) == "0.25")
+    }
+}
