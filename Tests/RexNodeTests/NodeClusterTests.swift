@@ -180,4 +180,23 @@ import SwiftRex
         await n2.stop()
         await n1.stop()
     }
+
+    @Test func gapsCountWithinOneSubscriptionOnly() async throws {
+        let node = try startNode("g1")
+        func receive(_ topic: String, _ sequence: UInt64) {
+            node.dispatch(.received(Received(name: "f", topic: topic, sender: "p", sequence: sequence, value: "\(sequence)")))
+        }
+        node.dispatch(.follow(name: "f", topic: "a", from: nil))
+        receive("a", 1)
+        receive("a", 3)
+        #expect(await eventually { node.state.follows["f"]?.count == 2 })
+        #expect(node.state.follows["f"]?.gaps == 1, "sequence 2 was missed")
+        node.dispatch(.follow(name: "f", topic: "b", from: nil))
+        receive("b", 40)
+        node.dispatch(.follow(name: "f", topic: "a", from: nil))
+        receive("a", 9)
+        #expect(await eventually { node.state.follows["f"]?.count == 4 })
+        #expect(node.state.follows["f"]?.gaps == 1, "messages sent while following another topic are not gaps")
+        await node.stop()
+    }
 }

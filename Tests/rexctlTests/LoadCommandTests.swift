@@ -94,3 +94,16 @@ import Testing
         #expect(LatencyChart.label(0.25) == "0.25")
     }
 }
+
+/// Per-run percentiles come from the difference of two histogram snapshots.
+@Suite struct CycleHistogramTests {
+    @Test func percentilesOfTheIntervalBetweenTwoSnapshots() throws {
+        let before = try JSONValue.parse(#"{"reconcile": {"histogram": [[1000, 5], [2000000, 1]]}}"#)
+        let after = try JSONValue.parse(#"{"reconcile": {"histogram": [[1000, 5], [4000, 90], [8000, 10], [2000000, 1]]}}"#)
+        let window = CycleHistogram(after).subtracting(CycleHistogram(before))
+        #expect(window.percentileMs(0.5) == 0.004)
+        #expect(window.percentileMs(0.99) == 0.008)
+        #expect(window.maxMs == 0.008, "the 2 ms cycle happened before the run")
+        #expect(CycleHistogram(try JSONValue.parse(#"{"reconcile": {}}"#)).isEmpty)
+    }
+}

@@ -122,6 +122,7 @@ final class ControlService {
                         "diffMs": ControlJSON.milliseconds(counters.totalDiffDuration),
                         "p50Ms": ControlJSON.milliseconds(counters.cycleDurations.percentile(0.5)),
                         "p99Ms": ControlJSON.milliseconds(counters.cycleDurations.percentile(0.99)),
+                        "histogram": counters.cycleDurations.buckets.map { [Int($0.upperEdgeNanoseconds), $0.count] },
                     ],
                     "channels": ["opens": counters.opens, "cancels": counters.cancels, "recreates": counters.recreates, "live": counters.liveChannels],
                     "messages": [

@@ -49,10 +49,15 @@ public enum NodeFeature {
             state.feeds[topic] = nil
         case .follow(let name, let topic, let from):
             let endpoint = from.flatMap { state.peers[$0]?.endpoint }
-            if state.follows[name] != nil {
-                state.follows[name]!.topic = topic
-                state.follows[name]!.from = from
-                state.follows[name]!.endpoint = endpoint
+            if var follow = state.follows[name] {
+                if follow.topic != topic || follow.from != from {
+                    // A new subscription: sequences (and so gaps) count within one subscription.
+                    follow.lastSequence = [:]
+                }
+                follow.topic = topic
+                follow.from = from
+                follow.endpoint = endpoint
+                state.follows[name] = follow
             } else {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
             }

@@ -33,6 +33,13 @@ public struct DurationHistogram: Sendable, Equatable {
         return max
     }
 
+    /// The non-empty buckets, shortest first: each bucket's upper edge in nanoseconds and how
+    /// many durations fell in it. Subtracting two snapshots' buckets gives the histogram of the
+    /// interval between them (what a load test needs for per-run percentiles).
+    public var buckets: [(upperEdgeNanoseconds: Int64, count: Int)] {
+        counts.enumerated().compactMap { index, count in count > 0 ? (Self.upperEdge(of: index), count) : nil }
+    }
+
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }

@@ -162,8 +162,8 @@ struct LoadCommand: RexCtlCommand {
         return .success
     }
 
-    static let chartNote = "p50/p99: the worst node's cycle histogram since it started; "
-        + "mean: Δ(build+diff time) / Δcycles during each run."
+    static let chartNote = "p50/p99: every node's reconcile cycles during each run (histogram deltas, ≤ 19 % bucket width); "
+        + "mean: Δ(build+diff time) / Δcycles."
 
     static func chartPoints(_ runs: [ChurnRunResult]) -> [LatencyChart.Point] {
         runs.map { run in

@@ -6,7 +6,9 @@ struct ChurnFigures: Sendable, Equatable {
     var target: Double
     /// Reconcile cycles during the run (delta).
     var cycles: Int
-    /// Percentiles as the node reports them (its histogram since start), and its max.
+    /// Cycle-time percentiles and max during the run: from the difference of the node's
+    /// histogram before and after (bucket resolution); older nodes without a histogram report
+    /// their lifetime figures instead.
     var p50Ms: Double
     var p99Ms: Double
     var maxMs: Double
@@ -27,6 +29,48 @@ struct ChurnFigures: Sendable, Equatable {
     var fdsAfter: Int
 }
 
+/// A reconcile-duration histogram as nodes report it: upper bucket edge (ns) → count.
+struct CycleHistogram: Sendable, Equatable {
+    var counts: [Int: Int] = [:]
+
+    init(_ metrics: JSONValue?) {
+        guard case .array(let buckets)? = metrics?["reconcile"]?["histogram"] else { return }
+        for bucket in buckets {
+            guard case .array(let pair) = bucket, pair.count == 2,
+                  let edge = pair[0].intValue, let count = pair[1].intValue else { continue }
+            counts[edge, default: 0] += count
+        }
+    }
+
+    var isEmpty: Bool { counts.values.allSatisfy { $0 <= 0 } }
+
+    /// This histogram minus an earlier one of the same node.
+    func subtracting(_ earlier: CycleHistogram) -> CycleHistogram {
+        var result = self
+        for (edge, count) in earlier.counts { result.counts[edge, default: 0] -= count }
+        return result
+    }
+
+    mutating func add(_ other: CycleHistogram) {
+        for (edge, count) in other.counts { counts[edge, default: 0] += count }
+    }
+
+    /// The upper edge (ms) of the bucket holding the given fraction of cycles; 0 when empty.
+    func percentileMs(_ fraction: Double) -> Double {
+        let total = counts.values.reduce(0) { $0 + max($1, 0) }
+        guard total > 0 else { return 0 }
+        let rank = max(1, Int((Double(total) * fraction).rounded(.up)))
+        var seen = 0
+        for edge in counts.keys.sorted() where counts[edge]! > 0 {
+            seen += counts[edge]!
+            if seen >= rank { return Double(edge) / 1e6 }
+        }
+        return 0
+    }
+
+    var maxMs: Double { Double(counts.filter { $0.value > 0 }.keys.max() ?? 0) / 1e6 }
+}
+
 enum ChurnReport {
     static func int(_ value: JSONValue?, _ path: String...) -> Int {
         path.reduce(value) { $0?[$1] }?.intValue ?? 0
@@ -41,16 +85,21 @@ enum ChurnReport {
         let seconds = max(run.elapsed, 0.001)
         let targetPerNode = run.settings.rate / Double(run.nodeIDs.count)
         var list: [ChurnFigures] = []
+        var allCycles = CycleHistogram(nil)
         for (n, id) in run.nodeIDs.enumerated() {
             let before = run.before[n], end = run.end[n], after = run.after[n]
             let cycles = int(end, "reconcile", "cycles") - int(before, "reconcile", "cycles")
             let cost = (double(end, "reconcile", "buildMs") + double(end, "reconcile", "diffMs"))
                 - (double(before, "reconcile", "buildMs") + double(before, "reconcile", "diffMs"))
             let created = int(end, "sockets", "created") - int(before, "sockets", "created")
+            let window = CycleHistogram(end).subtracting(CycleHistogram(before))
+            allCycles.add(window)
             list.append(ChurnFigures(
                 id: id, changes: run.changes[n], achieved: Double(run.changes[n]) / seconds, target: targetPerNode,
-                cycles: cycles, p50Ms: double(end, "reconcile", "p50Ms"), p99Ms: double(end, "reconcile", "p99Ms"),
-                maxMs: double(end, "reconcile", "maxMs"), meanMs: cycles > 0 ? cost / Double(cycles) : 0,
+                cycles: cycles, p50Ms: window.isEmpty ? double(end, "reconcile", "p50Ms") : window.percentileMs(0.5),
+                p99Ms: window.isEmpty ? double(end, "reconcile", "p99Ms") : window.percentileMs(0.99),
+                maxMs: window.isEmpty ? double(end, "reconcile", "maxMs") : window.maxMs,
+                meanMs: cycles > 0 ? cost / Double(cycles) : 0,
                 socketsCreated: created, socketsPerSecond: Double(created) / seconds,
                 channelRecreates: int(end, "channels", "recreates") - int(before, "channels", "recreates"),
                 published: int(end, "messages", "published") - int(before, "messages", "published"),
@@ -87,6 +136,12 @@ enum ChurnReport {
             total.rssAfter += f.rssAfter
             total.fdsBefore += f.fdsBefore
             total.fdsAfter += f.fdsAfter
+        }
+        if !allCycles.isEmpty {
+            // Percentiles of every node's cycles together, not the worst node's.
+            total.p50Ms = allCycles.percentileMs(0.5)
+            total.p99Ms = allCycles.percentileMs(0.99)
+            total.maxMs = allCycles.maxMs
         }
         total.meanMs = total.cycles > 0 ? weightedCost / Double(total.cycles) : 0
         return (list, total)
