@@ -17,8 +17,8 @@ public struct Channel<Action: Sendable>: Sendable {
     /// How long the engine keeps a channel alive, and what makes it recreate.
     public typealias Lifetime = ChannelLifetime
 
-    /// One allocation holds the declaration: a supervise builds thousands of channels per
-    /// cycle and the engine copies them around, and a copy is then a single retain.
+    /// One allocation holds the declaration and its body: a supervise builds thousands of
+    /// channels per cycle and the engine copies them around, and a copy is then a single retain.
     let storage: ChannelStorage<Action>
 
     /// The registry key, shared with keyed effects.
@@ -28,7 +28,6 @@ public struct Channel<Action: Sendable>: Sendable {
     /// Where the channel was declared; actions its body dispatches carry this source.
     public var source: ActionSource { storage.source }
     var payload: ChannelPayload { storage.payload }
-    var opener: ChannelOpener<Action> { storage.opener }
 
     /// Declares a channel.
     ///
@@ -48,21 +47,14 @@ public struct Channel<Action: Sendable>: Sendable {
         line: UInt = #line,
         _ body: @escaping @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
     ) {
-        let source = ActionSource(file: file, function: function, line: line)
         let payload: ChannelPayload
         switch broadcasting {
         case .nothing: payload = .none
         case .onChange(let value): payload = .onChange(AnyHashableSendable(value))
         }
-        self.init(
-            id: AnyHashableSendable(id),
-            lifetime: lifetime,
-            delivery: Self.sanitized(delivery),
-            source: source,
-            payload: payload,
-            opener: ChannelOpener { send, _ in
-                ErasedChannelHandler(body { action in send(DispatchedAction(action, source: source)) })
-            }
+        storage = BodyChannelStorage(
+            id: AnyHashableSendable(id), lifetime: lifetime, delivery: Self.sanitized(delivery),
+            source: ActionSource(file: file, function: function, line: line), payload: payload, body: body
         )
     }
 
@@ -76,47 +68,34 @@ public struct Channel<Action: Sendable>: Sendable {
         line: UInt = #line,
         receiving body: @escaping @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
     ) {
-        let source = ActionSource(file: file, function: function, line: line)
-        self.init(
-            id: AnyHashableSendable(id),
-            lifetime: lifetime,
-            delivery: Self.sanitized(delivery),
-            source: source,
-            payload: .none,
-            opener: ChannelOpener { send, _ in
-                ErasedChannelHandler(body { action in send(DispatchedAction(action, source: source)) })
-            }
+        storage = BodyChannelStorage(
+            id: AnyHashableSendable(id), lifetime: lifetime, delivery: Self.sanitized(delivery),
+            source: ActionSource(file: file, function: function, line: line), payload: .none, body: body
         )
     }
 
-    init(
-        id: AnyHashableSendable,
-        lifetime: ChannelLifetime,
-        delivery: ChannelDelivery,
-        source: ActionSource,
-        payload: ChannelPayload,
-        opener: ChannelOpener<Action>
-    ) {
-        storage = ChannelStorage(
-            id: id, lifetime: lifetime, delivery: delivery, source: source, payload: payload, opener: opener
-        )
+    init(storage: ChannelStorage<Action>) {
+        self.storage = storage
     }
 
     /// The same channel re-typed to dispatch `transform(action)`.
     public func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> Channel<Other> {
-        Channel<Other>(
-            id: id, lifetime: lifetime, delivery: delivery, source: source, payload: payload,
-            opener: opener.map(transform)
-        )
+        Channel<Other>(storage: MappedChannelStorage(inner: storage, id: storage.id, transform: transform))
     }
 
     /// The same channel under an id scoped to one collection element, so two elements' channels
     /// with the same inner id never collide.
     func scoped(toElement element: AnyHashableSendable) -> Channel {
-        Channel(
-            id: AnyHashableSendable(ElementScopedID(element: element, inner: id)),
-            lifetime: lifetime, delivery: delivery, source: source, payload: payload, opener: opener
-        )
+        Channel(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: { $0 }))
+    }
+
+    /// Re-typed and scoped to an element at once (what the collection lifts do): one allocation.
+    func lifted<Other: Sendable>(toElement element: AnyHashableSendable, _ transform: @escaping @Sendable (Action) -> Other) -> Channel<Other> {
+        Channel<Other>(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: transform))
+    }
+
+    static func scopedID(_ id: AnyHashableSendable, _ element: AnyHashableSendable) -> AnyHashableSendable {
+        AnyHashableSendable(ElementScopedID(element: element, inner: id))
     }
 
     /// Negative pacing durations count as zero.
@@ -129,25 +108,85 @@ public struct Channel<Action: Sendable>: Sendable {
     }
 }
 
-/// The immutable declaration behind a `Channel` value.
-final class ChannelStorage<Action: Sendable>: Sendable {
+/// The immutable declaration behind a `Channel` value; subclasses know how to open it.
+class ChannelStorage<Action: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every stored property here and in the subclasses is an immutable
+    // `let` of a `Sendable` type (values and `@Sendable` closures).
+    typealias Send = @Sendable (DispatchedAction<Action>) -> Void
+
     let id: AnyHashableSendable
     let lifetime: ChannelLifetime
     let delivery: ChannelDelivery
     let source: ActionSource
     let payload: ChannelPayload
-    let opener: ChannelOpener<Action>
 
-    init(
-        id: AnyHashableSendable, lifetime: ChannelLifetime, delivery: ChannelDelivery, source: ActionSource,
-        payload: ChannelPayload, opener: ChannelOpener<Action>
-    ) {
+    init(id: AnyHashableSendable, lifetime: ChannelLifetime, delivery: ChannelDelivery, source: ActionSource, payload: ChannelPayload) {
         self.id = id
         self.lifetime = lifetime
         self.delivery = delivery
         self.source = source
         self.payload = payload
-        self.opener = opener
+    }
+
+    /// Runs the body for one new instance with the engine's send and complete hooks.
+    func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+        preconditionFailure("Internal inconsistency: ChannelStorage.open is abstract")
+    }
+}
+
+/// A channel declared with a body that receives `dispatch` (supervised and `Effect.open` channels).
+final class BodyChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>, @unchecked Sendable {
+    // @unchecked Sendable: see ChannelStorage; `body` is an immutable `@Sendable` closure.
+    let body: @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
+
+    init(
+        id: AnyHashableSendable, lifetime: ChannelLifetime, delivery: ChannelDelivery, source: ActionSource,
+        payload: ChannelPayload, body: @escaping @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
+    ) {
+        self.body = body
+        super.init(id: id, lifetime: lifetime, delivery: delivery, source: source, payload: payload)
+    }
+
+    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+        let source = self.source
+        return ErasedChannelHandler(body { action in send(DispatchedAction(action, source: source)) })
+    }
+}
+
+/// A pipeable effect's channel: its body also gets `complete` (`Effect.channel(value:…)`).
+final class PipeChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>, @unchecked Sendable {
+    // @unchecked Sendable: see ChannelStorage; `body` is an immutable `@Sendable` closure.
+    let body: @Sendable (_ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) -> ChannelHandler<Value>
+
+    init(
+        id: AnyHashableSendable, delivery: ChannelDelivery, source: ActionSource, payload: ChannelPayload,
+        body: @escaping @Sendable (_ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) -> ChannelHandler<Value>
+    ) {
+        self.body = body
+        super.init(id: id, lifetime: .permanent, delivery: delivery, source: source, payload: payload)
+    }
+
+    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+        let source = self.source
+        return ErasedChannelHandler(body({ action in send(DispatchedAction(action, source: source)) }, complete))
+    }
+}
+
+/// Another channel re-typed through `transform` and/or moved under another id (the lifts).
+final class MappedChannelStorage<Inner: Sendable, Action: Sendable>: ChannelStorage<Action>, @unchecked Sendable {
+    // @unchecked Sendable: see ChannelStorage; `inner` and `transform` are immutable and Sendable.
+    let inner: ChannelStorage<Inner>
+    let transform: @Sendable (Inner) -> Action
+
+    init(inner: ChannelStorage<Inner>, id: AnyHashableSendable, transform: @escaping @Sendable (Inner) -> Action) {
+        self.inner = inner
+        self.transform = transform
+        super.init(id: id, lifetime: inner.lifetime, delivery: inner.delivery, source: inner.source, payload: inner.payload)
+    }
+
+    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+        let transform = self.transform
+        return inner.open({ dispatched in send(dispatched.map(transform)) }, complete)
     }
 }
 
@@ -178,23 +217,6 @@ enum ChannelPayload: Sendable {
         case .none: "nothing"
         case .onChange: "onChange"
         case .value: "value"
-        }
-    }
-}
-
-/// Opens one instance of a channel: runs the body with the engine's send and complete hooks.
-struct ChannelOpener<Action: Sendable>: Sendable {
-    typealias Send = @Sendable (DispatchedAction<Action>) -> Void
-    let open: @Sendable (_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler
-
-    init(_ open: @escaping @Sendable (_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler) {
-        self.open = open
-    }
-
-    func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> ChannelOpener<Other> {
-        let open = self.open
-        return ChannelOpener<Other> { send, complete in
-            open({ dispatched in send(dispatched.map(transform)) }, complete)
         }
     }
 }

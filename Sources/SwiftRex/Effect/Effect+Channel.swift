@@ -43,13 +43,9 @@ extension Effect {
         case .throttle(let interval): .throttle(interval)
         case .debounce(let quiet): .debounce(quiet)
         }
-        let channel = Channel<Action>(
-            id: id, lifetime: .permanent, delivery: Channel<Action>.sanitized(delivery), source: source,
-            payload: .value(value),
-            opener: ChannelOpener { send, complete in
-                ErasedChannelHandler(body({ action in send(DispatchedAction(action, source: source)) }, complete))
-            }
-        )
+        let channel = Channel<Action>(storage: PipeChannelStorage(
+            id: id, delivery: Channel<Action>.sanitized(delivery), source: source, payload: .value(value), body: body
+        ))
         var keyed = scheduling
         keyed.id = id
         return Effect(components: [EffectComponent(kind: .open(channel), scheduling: keyed)])

@@ -70,7 +70,7 @@ extension EffectEngine {
         let mailbox = self.mailbox
         let liveness = live.liveness
         let generation = live.generation
-        live.handler = channel.opener.open(
+        live.handler = channel.storage.open(
             { action in mailbox.enqueueAction(action, liveness: liveness) },
             { mailbox.enqueue(.completed(key: key, generation: generation)) }
         )

@@ -66,7 +66,7 @@ extension Behavior {
             for (id, element) in access.all(global) {
                 let scope = AnyHashableSendable(id)
                 for channel in supervise(element, env) {
-                    keep.append(channel.map { embed(id, $0) }.scoped(toElement: scope))
+                    keep.append(channel.lifted(toElement: scope) { embed(id, $0) })
                 }
             }
             return keep
