@@ -4,7 +4,7 @@ import Foundation
 /// The C baseline (`thr.c`, `churn.c`), compiled with gcc -O2 into a temporary directory and run
 /// as child processes in the same run as the node benchmarks, as zmqbench does.
 struct Baseline {
-    var sourceDirectory = ProcessInfo.processInfo.environment["ZMQ_BASELINE_DIR"] ?? "/work/shared/bench/zmq-baseline"
+    var sourceDirectory = BaselineLocation.defaultDirectory
     var buildDirectory = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/nodebench-c"
 
     /// Compiles thr.c and churn.c; false (with a message) when that fails.

@@ -5,7 +5,7 @@ import Foundation
 //   swift run -c release nodebench            full run (~75 s): 5 repetitions
 //   swift run -c release nodebench --quick    smoke run (< 30 s): 1 repetition, smaller counts
 //   options: --reps N, --no-c (node only), --sync node|publisher (when a churn round counts),
-//            --baseline DIR (C sources; default /work/shared/bench/zmq-baseline)
+//            --baseline DIR (C sources; default ../shared/bench/zmq-baseline beside the repository, or $ZMQ_BASELINE_DIR)
 //
 // Single measurements (one result line each; the parent runs them as child processes):
 //   nodebench thr <count> [window]                            end-to-end throughput

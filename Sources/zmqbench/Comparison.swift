@@ -10,7 +10,7 @@ struct Comparison {
     var quick = false
     var repetitions = 5
     var runC = true
-    var baselineDirectory = ProcessInfo.processInfo.environment["ZMQ_BASELINE_DIR"] ?? "/work/shared/bench/zmq-baseline"
+    var baselineDirectory = BaselineLocation.defaultDirectory
     var buildDirectory = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/zmqbench-c"
 
     private struct Case: Hashable {

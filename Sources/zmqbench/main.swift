@@ -5,7 +5,7 @@ import ZMQ
 //
 //   swift run -c release zmqbench            full comparison (~2-3 min): throughput + recreate, 5 reps
 //   swift run -c release zmqbench --quick    short smoke run (10x fewer messages, 1 rep)
-//   options: --reps N, --no-c (Swift only), --baseline DIR (C sources; default /work/shared/bench/zmq-baseline)
+//   options: --reps N, --no-c (Swift only), --baseline DIR (C sources; default ../shared/bench/zmq-baseline beside the repository, or $ZMQ_BASELINE_DIR)
 //
 // Single measurements (one result line, same format as the C programs):
 //   zmqbench thr <inproc|ipc|tcp> <payload-bytes> <count> <hwm>
