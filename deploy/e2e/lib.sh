@@ -37,36 +37,25 @@ until_true() {
     done
 }
 
-# set_until_seen SENDER TOPIC VALUE FOLLOWER NAME: sets TOPIC on SENDER and waits until FOLLOWER's
-# follow NAME holds VALUE. A new subscription reaches the publisher a moment after the follow goes
-# live (ZeroMQ's slow joiner), so the set is repeated (value-1, value-2, …) up to 5 times, each
-# wait bounded by 1 s; prints the value that arrived.
-set_until_seen() {
-    local sender=$1 topic=$2 value=$3 follower=$4 name=$5 try v
+# send_until_seen ACTION SENDER TOPIC VALUE FOLLOWER NAME: sends `ACTION TOPIC value-N` (set or
+# publish) on SENDER until FOLLOWER's follow NAME holds it, up to 5 times, each wait bounded by
+# 1 s; prints the value that arrived. Nodes replay feeds to new subscribers, so one try is the
+# rule; the retry guards publish against the slow joiner (a subscription still in flight).
+send_until_seen() {
+    local action=$1 sender=$2 topic=$3 value=$4 follower=$5 name=$6 try v
     for try in 1 2 3 4 5; do
         v="$value-$try"
-        rexctl send "$sender" set "$topic" "$v" >/dev/null
+        rexctl send "$sender" "$action" "$topic" "$v" >/dev/null
         if rexctl wait "$follower" --for "state=follows.$name.lastValue=$v" --timeout 1s >/dev/null 2>&1; then
             echo "$v"
             return 0
         fi
     done
-    fail "$follower's follow $name never received $topic from $sender (5 tries)"
+    fail "$follower's follow $name never received a $action of $topic from $sender (5 tries)"
 }
 
-# publish_until_seen SENDER TOPIC VALUE FOLLOWER NAME: the same with `publish`.
-publish_until_seen() {
-    local sender=$1 topic=$2 value=$3 follower=$4 name=$5 try v
-    for try in 1 2 3 4 5; do
-        v="$value-$try"
-        rexctl send "$sender" publish "$topic" "$v" >/dev/null
-        if rexctl wait "$follower" --for "state=follows.$name.lastValue=$v" --timeout 1s >/dev/null 2>&1; then
-            echo "$v"
-            return 0
-        fi
-    done
-    fail "$follower's follow $name never received a publish on $topic from $sender (5 tries)"
-}
+set_until_seen() { send_until_seen set "$@"; }
+publish_until_seen() { send_until_seen publish "$@"; }
 
 # state_get NODE PATH: a value of the node's state document.
 state_get() { rexctl -o json state "$1" | json_get "$2"; }
