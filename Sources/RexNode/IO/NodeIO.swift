@@ -112,7 +112,7 @@ final class NodeIO {
     /// Sends `[topic\0node sequence, value]`; a full queue counts as an HWM drop.
     @discardableResult
     func publish(topic: String, value: String) -> Bool {
-        let sequence = (sequences[topic] ?? 0) + 1
+        let sequence = (sequences[topic] ?? 0) &+ 1
         WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: &headBuffer)
         do {
             let accepted = try headBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }

@@ -136,6 +136,8 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     // MARK: - Loop
 
     private func run() {
+        // Named from the thread itself, so the OS-level name shows in top -H, perf and gdb.
+        Thread.current.name = String(name.prefix(15))
         threadID.store(Self.currentThread, ordering: .releasing)
         defer {
             wake.close()
