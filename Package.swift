@@ -2,15 +2,19 @@
 import PackageDescription
 
 // Every target compiles in Swift 6 language mode with complete strict concurrency.
+// Release builds specialize the generic core (Store, engine, Channel) into the modules that use
+// it; without this every store runs unspecialized through value witnesses (~4x fewer actions/s).
+// They also skip run-time exclusivity checks (debug builds and tests keep them): ~5 % of a node's
+// per-message time. SwiftPM refuses unsafe flags in version-based dependencies: a package that
+// depends on this one that way builds with SWIFTREX_PORTABLE=1 set, which drops them.
+let releaseSpeed: [SwiftSetting] = Context.environment["SWIFTREX_PORTABLE"] == nil
+    ? [.unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+    : []
+
 let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-    // Release builds specialize the generic core (Store, engine, Channel) into the modules that
-    // use it; without this every store runs unspecialized through value witnesses (~2x slower).
-    // Release builds also skip run-time exclusivity checks (debug builds and tests keep them):
-    // they cost ~5 % of a node's per-message time in swift_beginAccess.
-    .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+] + releaseSpeed
 
 let package = Package(
     name: "SwiftRex",
