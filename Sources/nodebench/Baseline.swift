@@ -9,18 +9,9 @@ struct Baseline {
 
     /// Compiles thr.c and churn.c; false (with a message) when that fails.
     func build() -> Bool {
-        try? FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
-        for program in ["thr", "churn"] {
-            let gcc = ChildProcess(executable: "/usr/bin/env", arguments: [
-                "gcc", "-O2", "-Wall", "-I", sourceDirectory, "-o", "\(buildDirectory)/\(program)",
-                "\(sourceDirectory)/\(program).c", "-lzmq", "-lpthread",
-            ])
-            gcc.start()
-            let (_, status) = gcc.collectOutput(timeout: .seconds(60))
-            if status != 0 {
-                note("nodebench: cannot build the C baseline from \(sourceDirectory); node figures only")
-                return false
-            }
+        guard CBaseline.build(from: sourceDirectory, into: buildDirectory) else {
+            note("nodebench: cannot build the C baseline from \(sourceDirectory); node figures only")
+            return false
         }
         return true
     }

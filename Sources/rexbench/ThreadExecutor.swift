@@ -9,6 +9,8 @@ import Synchronization
 /// store wake it with a closure instead of a task hop, and lets the benchmark run code "on the
 /// store's executor" exactly as the store's own drain does.
 final class ThreadExecutor: ClosureRunningExecutor, @unchecked Sendable {
+    // @unchecked Sendable: the queue and the stop flag are only touched while holding `condition`
+    // (an NSCondition, i.e. a mutex); the thread id is an Atomic written once before `init` returns.
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var pending: [() -> Void] = []

@@ -113,20 +113,11 @@ struct Comparison {
         return value
     }
 
-    /// Compiles thr.c and churn.c (gcc -O2, as run.sh) into the build directory.
+    /// Compiles the C programs into the build directory (see `CBaseline`).
     private func buildBaseline() -> Bool {
-        try? FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
-        for program in ["thr", "churn"] {
-            let gcc = ChildProcess(executable: "/usr/bin/env", arguments: [
-                "gcc", "-O2", "-Wall", "-I", baselineDirectory, "-o", "\(buildDirectory)/\(program)",
-                "\(baselineDirectory)/\(program).c", "-lzmq", "-lpthread",
-            ])
-            gcc.start()
-            let (_, status) = gcc.collectOutput(timeout: .seconds(60))
-            if status != 0 {
-                FileHandle.standardError.write(Data("zmqbench: cannot build the C baseline from \(baselineDirectory); Swift only\n".utf8))
-                return false
-            }
+        guard CBaseline.build(from: baselineDirectory, into: buildDirectory) else {
+            FileHandle.standardError.write(Data("zmqbench: cannot build the C baseline from \(baselineDirectory); Swift only\n".utf8))
+            return false
         }
         return true
     }

@@ -83,9 +83,6 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         return closed.load(ordering: .acquiring) && DispatchQueue.getSpecific(key: Self.retiredKey) == ObjectIdentifier(retired)
     }
 
-    /// Whether the loop has exited.
-    public var isStopped: Bool { closed.load(ordering: .acquiring) }
-
     /// Runs `body` on the reactor and waits for its result. On the reactor itself it runs inline.
     public func sync<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) throws -> Value {
         if isCurrent { return try body() }

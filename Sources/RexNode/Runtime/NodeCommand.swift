@@ -156,8 +156,8 @@ public enum NodeCommand {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler { resumed.fire() }
-                source.resume()
                 resumed.keep(source)
+                source.resume()
             }
         }
     }
@@ -169,8 +169,8 @@ public enum NodeCommand {
 
 /// Resumes a continuation once, whichever signal comes first, and keeps the sources alive.
 private final class SignalLatch: @unchecked Sendable {
-    // @unchecked Sendable: every field is accessed only on the serial "rexnode.signals" queue
-    // (event handlers) or before the sources are resumed (keep), never concurrently.
+    // @unchecked Sendable: `sources` is written only before each source is resumed (so before any
+    // handler can run), and `continuation` only by handlers on the serial "rexnode.signals" queue.
     private var continuation: CheckedContinuation<Void, Never>?
     private var sources: [any DispatchSourceSignal] = []
 

@@ -90,8 +90,6 @@ final class Mailbox<Action: Sendable>: Sendable {
         }
     }
 
-    var isClosed: Bool { queue.withLock { $0.closed } }
-
     func beginProcessing(depth: Int) {
         currentDepth.store(depth, ordering: .relaxed)
         drainingThread.store(Self.currentThread, ordering: .relaxed)
