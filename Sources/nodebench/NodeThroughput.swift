@@ -24,6 +24,7 @@ enum NodeThroughput {
         }
         func received() -> Int { b.state.follows["f"]?.count ?? 0 }
 
+        let cpuBefore = threadCPUSeconds()
         let t0 = nowNanoseconds()
         var dispatched = 0
         var done = 0
@@ -40,15 +41,22 @@ enum NodeThroughput {
         let tDispatched = nowNanoseconds()
         let complete = waitUntil(timeout: 30, pause: 200) { received() >= count }
         let t1 = nowNanoseconds()
+        let cpuAfter = threadCPUSeconds()
+        /// CPU microseconds per message spent by the threads whose name starts with `prefix`.
+        func cpuPerMessage(_ prefix: String) -> Double {
+            let spent = cpuAfter.filter { $0.key.hasPrefix(prefix) }.reduce(0.0) { $0 + $1.value - (cpuBefore[$1.key] ?? 0) }
+            return spent / Double(max(count, 1)) * 1e6
+        }
         let follow = b.state.follows["f"]
         let published = a.messageCounts()
         let got = follow?.count ?? 0
         let seconds = Double(t1 - t0) / 1e9
         emit(String(
             format: "NODETHR count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
-                + "window=%d mailbox_max_a=%d mailbox_max_b=%d",
+                + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f",
             count, got, complete ? 1 : 0, seconds, Double(got) / seconds, Double(dispatched) / (Double(tDispatched - t0) / 1e9),
-            published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max))
+            published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
+            cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO")))
         await b.stop()
         await a.stop()
     }

@@ -46,3 +46,21 @@ func waitUntil(timeout: Double, pause microseconds: UInt32 = 0, _ condition: () 
     }
     return true
 }
+
+/// CPU seconds (user + system) used so far by each thread of this process, summed by thread name
+/// (from /proc/self/task/*/stat). Lets the benchmark say which side of a node pair costs what.
+func threadCPUSeconds() -> [String: Double] {
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    var totals: [String: Double] = [:]
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    for task in tasks {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+        let name = String(stat[stat.index(after: open)..<close])
+        // Fields after the name: state is field 3, utime field 14, stime field 15.
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        totals[name, default: 0] += (user + system) / ticks
+    }
+    return totals
+}

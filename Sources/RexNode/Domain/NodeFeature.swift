@@ -126,9 +126,7 @@ enum FollowFeature {
             .reduce { event, follow in
                 switch event {
                 case .message(let topic, let sender, let sequence, let value):
-                    let last = follow.lastSequence[sender]?[topic]
-                    if let last, sequence > last + 1 { follow.gaps += Int(sequence - last - 1) }
-                    if sequence > last ?? 0 { follow.lastSequence[sender, default: [:]][topic] = sequence }
+                    follow.recordSequence(sequence, sender: sender, topic: topic)
                     follow.count += 1
                     follow.lastValue = value
                     follow.lastTopic = topic

@@ -46,6 +46,35 @@ public struct Follow: Codable, Sendable, Equatable {
     }
 }
 
+extension Follow {
+    /// Counts the messages missed before `sequence` from `sender` on `topic` and remembers it.
+    ///
+    /// Every received message goes through here: one hash lookup per level, values updated in
+    /// place (a keyed `[sender][topic]` read plus write would hash four times).
+    mutating func recordSequence(_ sequence: UInt64, sender: String, topic: String) {
+        guard let senderIndex = lastSequence.index(forKey: sender) else {
+            lastSequence[sender] = [topic: sequence]
+            return
+        }
+        let gaps = lastSequence.values[senderIndex].record(sequence, for: topic)
+        self.gaps += gaps
+    }
+}
+
+extension [String: UInt64] {
+    /// Keeps the highest sequence per key; returns how many sequences were skipped before this one.
+    fileprivate mutating func record(_ sequence: UInt64, for key: String) -> Int {
+        guard let index = index(forKey: key) else {
+            self[key] = sequence
+            return 0
+        }
+        let last = values[index]
+        guard sequence > last else { return 0 }
+        values[index] = sequence
+        return Int(sequence - last - 1)
+    }
+}
+
 /// Another node, as seen through its heartbeats.
 public struct Peer: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable {

@@ -46,6 +46,8 @@ final class NodeIO {
 
     private var routes: [UInt64: Route] = [:]
     private var exactRoutes: [String: [UInt64]] = [:]
+    /// The delivery closures of `exactRoutes`, resolved once per route change rather than per message.
+    private var exactTargets: [String: [(WireMessage) -> Void]] = [:]
     private var prefixRoutes: [UInt64] = []
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
@@ -112,7 +114,9 @@ final class NodeIO {
     /// Sends `[topic\0node sequence, value]`; a full queue counts as an HWM drop.
     @discardableResult
     func publish(topic: String, value: String) -> Bool {
-        let sequence = (sequences[topic] ?? 0) &+ 1
+        // One hash lookup: the index stays valid until the write below (nothing else mutates).
+        let index = sequences.index(forKey: topic)
+        let sequence = (index.map { sequences.values[$0] } ?? 0) &+ 1
         WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: &headBuffer)
         do {
             let accepted = try headBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
@@ -126,7 +130,7 @@ final class NodeIO {
             log.error("publish_failed", ["topic": topic, "error": "\(error)"])
             return false
         }
-        sequences[topic] = sequence
+        if let index { sequences.values[index] = sequence } else { sequences[topic] = sequence }
         counters.published += 1
         return true
     }
@@ -139,7 +143,9 @@ final class NodeIO {
         nextID += 1
         routes[nextID] = Route(pattern: pattern, deliver: deliver)
         switch pattern {
-        case .exact(let topic): exactRoutes[topic, default: []].append(nextID)
+        case .exact(let topic):
+            exactRoutes[topic, default: []].append(nextID)
+            resolveTargets(topic)
         case .prefix: prefixRoutes.append(nextID)
         }
         let subscription = pattern.subscription
@@ -157,6 +163,7 @@ final class NodeIO {
         case .exact(let topic):
             exactRoutes[topic]?.removeAll { $0 == id }
             if exactRoutes[topic]?.isEmpty == true { exactRoutes[topic] = nil }
+            resolveTargets(topic)
         case .prefix:
             prefixRoutes.removeAll { $0 == id }
         }
@@ -166,6 +173,10 @@ final class NodeIO {
             subscriptionCounts[subscription] = nil
             do { try subscriber.unsubscribe(subscription) } catch { log.error("unsubscribe_failed", ["error": "\(error)"]) }
         }
+    }
+
+    private func resolveTargets(_ topic: String) {
+        exactTargets[topic] = exactRoutes[topic]?.compactMap { routes[$0]?.deliver }
     }
 
     /// How many distinct subscriptions the shared socket holds.
@@ -249,8 +260,8 @@ final class NodeIO {
     }
 
     private func route(_ message: WireMessage) {
-        if let ids = exactRoutes[message.topic] {
-            for id in ids { routes[id]?.deliver(message) }
+        if let targets = exactTargets[message.topic] {
+            for deliver in targets { deliver(message) }
         }
         for id in prefixRoutes {
             guard let route = routes[id], route.pattern.matches(message.topic) else { continue }

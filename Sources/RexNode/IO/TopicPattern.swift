@@ -45,24 +45,26 @@ struct WireMessage: Sendable, Equatable {
     static let heartbeatPrefix = "$hb."
 
     /// Writes the first frame (`topic\0sender sequence`) into `buffer`.
+    ///
+    /// Runs once per published message: the strings go in as contiguous UTF-8 (one copy each)
+    /// and the sequence's digits are written from the back of a small stack buffer.
     static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: inout [UInt8]) {
         buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: topic.utf8)
+        var topic = topic
+        var sender = sender
+        topic.withUTF8 { buffer.append(contentsOf: $0) }
         buffer.append(0)
-        buffer.append(contentsOf: sender.utf8)
+        sender.withUTF8 { buffer.append(contentsOf: $0) }
         buffer.append(UInt8(ascii: " "))
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = sequence
-        withUnsafeMutableBytes(of: &digits) { bytes in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            var rest = sequence
             repeat {
-                bytes[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
-                count += 1
             } while rest > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(bytes[index]) }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

@@ -112,7 +112,10 @@ public struct Channel<Action: Sendable>: Sendable {
 class ChannelStorage<Action: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every stored property here and in the subclasses is an immutable
     // `let` of a `Sendable` type (values and `@Sendable` closures).
-    typealias Send = @Sendable (DispatchedAction<Action>) -> Void
+    /// Sends an action with its provenance. Two arguments rather than a `DispatchedAction`: the
+    /// storages below run unspecialised (they are reached through the class), and building a
+    /// `DispatchedAction<Action>` there costs a generic-metadata lookup per message.
+    typealias Send = @Sendable (Action, ActionSource) -> Void
 
     let id: AnyHashableSendable
     let lifetime: ChannelLifetime
@@ -149,7 +152,7 @@ final class BodyChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
 
     override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
         let source = self.source
-        return ErasedChannelHandler(body { action in send(DispatchedAction(action, source: source)) })
+        return ErasedChannelHandler(body { action in send(action, source) })
     }
 }
 
@@ -168,7 +171,7 @@ final class PipeChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
 
     override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
         let source = self.source
-        return ErasedChannelHandler(body({ action in send(DispatchedAction(action, source: source)) }, complete))
+        return ErasedChannelHandler(body({ action in send(action, source) }, complete))
     }
 }
 
@@ -186,7 +189,7 @@ final class MappedChannelStorage<Inner: Sendable, Action: Sendable>: ChannelStor
 
     override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
         let transform = self.transform
-        return inner.open({ dispatched in send(dispatched.map(transform)) }, complete)
+        return inner.open({ action, source in send(transform(action), source) }, complete)
     }
 }
 

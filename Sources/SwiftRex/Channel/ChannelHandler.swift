@@ -34,11 +34,21 @@ final class ErasedChannelHandler {
 
     init<Value>(_ handler: ChannelHandler<Value>) {
         let receive = handler.receive
-        self.receive = { value in
-            guard let typed = value as? Value else { return false }
-            receive(typed)
+        self.receive = { value in Self.deliver(value, to: receive) }
+        self.cancel = handler.cancel
+    }
+
+    /// Opens the existential and, when its dynamic type is exactly `Value` (the common case),
+    /// hands it over without a dynamic cast: this code runs unspecialised, where `as? Value`
+    /// costs a runtime cast plus an `Optional<Value>` metadata lookup per delivery.
+    private static func deliver<Value, Given>(_ value: Given, to receive: (Value) -> Void) -> Bool {
+        if ObjectIdentifier(Given.self) == ObjectIdentifier(Value.self) {
+            receive(unsafeBitCast(value, to: Value.self))
             return true
         }
-        self.cancel = handler.cancel
+        // Subclasses, existential value types and bridged values take the general cast.
+        guard let typed = value as? Value else { return false }
+        receive(typed)
+        return true
     }
 }

@@ -3,7 +3,7 @@ extension Effect {
     /// supervise. If a channel is already live under its id, its value is delivered instead.
     /// A settle in the channel's lifetime defers the open as it does in reconcile.
     public static func open(_ channel: Channel<Action>) -> Effect {
-        Effect(components: [EffectComponent(kind: .open(channel), scheduling: EffectScheduling(id: channel.id))])
+        Effect(component: EffectComponent(kind: .open(channel), scheduling: EffectScheduling(id: channel.id)))
     }
 
     /// Sends `value` into the live channel registered under `channel`, without opening anything.
@@ -15,13 +15,13 @@ extension Effect {
         channel: some Hashable & Sendable,
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) -> Effect {
-        Effect(components: [EffectComponent(kind: .broadcast(value), scheduling: EffectScheduling(id: AnyHashableSendable(channel)))])
+        Effect(component: EffectComponent(kind: .broadcast(value), scheduling: EffectScheduling(id: AnyHashableSendable(channel))))
     }
 
     /// Cancels whatever runs under `id` — a one-shot, a pending delayed or debounced run, a live
     /// or settling channel — and starts nothing.
     public static func cancel<H: Hashable & Sendable>(id: H) -> Effect {
-        Effect(components: [EffectComponent(kind: .run { _, _ in .empty }, scheduling: .cancelInFlight(id: id))])
+        Effect(component: EffectComponent(kind: .run { _, _ in .empty }, scheduling: .cancelInFlight(id: id)))
     }
 
     /// A pipeable effect: the store opens the body once under `scheduling.id` and feeds every later
@@ -48,7 +48,7 @@ extension Effect {
         ))
         var keyed = scheduling
         keyed.id = id
-        return Effect(components: [EffectComponent(kind: .open(channel), scheduling: keyed)])
+        return Effect(component: EffectComponent(kind: .open(channel), scheduling: keyed))
     }
 
     /// A pipeable effect whose body consumes the piped values as an `AsyncStream`.

@@ -15,10 +15,14 @@ public struct Effect<Action: Sendable>: Sendable {
     /// Signals that the component is done; call at most once, never after cancellation.
     public typealias Complete = @Sendable () -> Void
 
-    @usableFromInline var components: [EffectComponent<Action>]
+    @usableFromInline var components: EffectComponents<Action>
 
-    @usableFromInline init(components: [EffectComponent<Action>]) {
+    @usableFromInline init(components: EffectComponents<Action>) {
         self.components = components
+    }
+
+    init(component: EffectComponent<Action>) {
+        self.components = EffectComponents(component)
     }
 
     /// One component that runs `subscribe` under `scheduling`.
@@ -29,11 +33,11 @@ public struct Effect<Action: Sendable>: Sendable {
         subscribe: @escaping @Sendable (_ send: @escaping Send, _ complete: @escaping Complete) -> SubscriptionToken,
         scheduling: EffectScheduling = .immediately
     ) {
-        self.components = [EffectComponent(kind: .run(subscribe), scheduling: scheduling)]
+        self.components = EffectComponents(EffectComponent(kind: .run(subscribe), scheduling: scheduling))
     }
 
     /// An effect that does nothing.
-    @inlinable public static var empty: Effect { Effect(components: []) }
+    @inlinable public static var empty: Effect { Effect(components: EffectComponents()) }
 
     /// The monoid identity (same as `empty`).
     @inlinable public static var identity: Effect { empty }
@@ -94,14 +98,14 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Runs all effects concurrently (a left fold of `combine`).
     public static func combine(_ effects: [Effect]) -> Effect {
-        Effect(components: effects.flatMap(\.components))
+        Effect(components: EffectComponents(effects.flatMap(\.components)))
     }
 
     /// A copy whose every component runs under `scheduling`.
     ///
     /// Channel components (`open`, `channel`, `broadcast`) keep what they are and take the new id.
     public func scheduling(_ scheduling: EffectScheduling) -> Effect {
-        Effect(components: components.map { component in
+        Effect(components: components.mapComponents { component in
             var copy = component
             copy.scheduling = scheduling
             if case .run = component.kind {} else if scheduling.id == nil {
@@ -114,12 +118,12 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// The same work, dispatching `transform(action)`; provenance and scheduling are kept.
     public func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> Effect<Other> {
-        Effect<Other>(components: components.map { $0.map(transform) })
+        Effect<Other>(components: components.mapComponents { $0.map(transform) })
     }
 
     /// Every id-carrying component's id scoped to one element of a lifted collection.
     func scoped(toElement element: AnyHashableSendable) -> Effect {
-        Effect(components: components.map { component in
+        Effect(components: components.mapComponents { component in
             guard let id = component.scheduling.id else { return component }
             var copy = component
             copy.scheduling.id = AnyHashableSendable(ElementScopedID(element: element, inner: id))

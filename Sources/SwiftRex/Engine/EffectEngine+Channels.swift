@@ -71,7 +71,7 @@ extension EffectEngine {
         let liveness = live.liveness
         let generation = live.generation
         live.handler = channel.storage.open(
-            { action in mailbox.enqueueAction(action, liveness: liveness) },
+            { action, source in mailbox.enqueueAction(DispatchedAction(action, source: source), liveness: liveness) },
             { mailbox.enqueue(.completed(key: key, generation: generation)) }
         )
         counters.opens += 1

@@ -42,7 +42,15 @@ final class EffectEngine<Action: Sendable> {
 
     /// Schedules every component of an effect produced for an action.
     func schedule(_ effect: Effect<Action>) {
-        for component in effect.components { schedule(component) }
+        // Switching on the storage borrows the components; iterating the collection would copy each.
+        switch effect.components.storage {
+        case .none:
+            return
+        case .one(let component):
+            schedule(component)
+        case .many(let components):
+            for component in components { schedule(component) }
+        }
     }
 
     func schedule(_ component: EffectComponent<Action>) {

@@ -24,8 +24,8 @@ enum MailboxItem<Action: Sendable> {
 /// drain (exactly one drain is scheduled at a time). The executor takes the whole queue at once,
 /// so a burst of dispatches costs one wake-up.
 final class Mailbox<Action: Sendable>: Sendable {
-    private struct Queue {
-        var items: [MailboxItem<Action>] = []
+    private struct Queue: ~Copyable {
+        var items = MoveQueue<MailboxItem<Action>>()
         var drainScheduled = false
         var closed = false
         var maxDepth = 0
@@ -43,10 +43,11 @@ final class Mailbox<Action: Sendable>: Sendable {
 
     /// Queues an item; returns false if the mailbox is closed (the store was released).
     @discardableResult
-    func enqueue(_ item: MailboxItem<Action>) -> Bool {
+    func enqueue(_ item: consuming MailboxItem<Action>) -> Bool {
+        var pending = Optional(item)  // moved into the queue, not copied
         let (accepted, wake) = queue.withLock { queue -> (Bool, Bool) in
             guard !queue.closed else { return (false, false) }
-            queue.items.append(item)
+            queue.items.append(pending.take().unsafelyUnwrapped)
             if queue.items.count > queue.maxDepth { queue.maxDepth = queue.items.count }
             guard !queue.drainScheduled else { return (true, false) }
             queue.drainScheduled = true
@@ -59,7 +60,7 @@ final class Mailbox<Action: Sendable>: Sendable {
     /// Queues an action, computing its feedback depth: an action sent synchronously while the
     /// executor processes another one is one hop deeper than that action.
     @discardableResult
-    func enqueueAction(_ action: DispatchedAction<Action>, liveness: Liveness?) -> Bool {
+    func enqueueAction(_ action: consuming DispatchedAction<Action>, liveness: Liveness?) -> Bool {
         let depth = drainingThread.load(ordering: .relaxed) == Self.currentThread
             ? currentDepth.load(ordering: .relaxed) + 1
             : 0
@@ -68,10 +69,10 @@ final class Mailbox<Action: Sendable>: Sendable {
 
     /// Takes everything queued, swapping in `spare` (emptied) to reuse its capacity. When nothing
     /// is queued, marks the drain finished so the next enqueue schedules a new one.
-    func takeAll(swappingWith spare: inout [MailboxItem<Action>]) {
-        spare.removeAll(keepingCapacity: true)
+    func takeAll(swappingWith spare: inout MoveQueue<MailboxItem<Action>>) {
+        spare.removeAll()
         queue.withLock { queue in
-            swap(&queue.items, &spare)
+            queue.items.swapContents(with: &spare)
             if spare.isEmpty { queue.drainScheduled = false }
         }
     }

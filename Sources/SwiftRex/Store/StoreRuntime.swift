@@ -16,7 +16,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
     private let environment: Environment
     private(set) var state: State
     let engine: EffectEngine<Action>
-    private var spare: [MailboxItem<Action>] = []
+    private var spare = MoveQueue<MailboxItem<Action>>()
     private var released = false
     /// Set by the test kit: actions sent by effects and channels are held for `receive`.
     private let testInbox: TestInbox<Action>?
@@ -78,8 +78,8 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
             var mutated = false
             var reconcileRequested = false
             var batchDepth = 0
-            for item in spare {
-                switch item {
+            while let item = spare.popFirst() {
+                switch consume item {
                 case .action(let dispatched, let liveness, let depth):
                     if let liveness {
                         // A torn-down channel or replaced run is silent.
