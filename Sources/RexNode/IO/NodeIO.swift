@@ -49,13 +49,16 @@ final class NodeIO {
     /// The delivery closures of `exactRoutes`, resolved once per route change rather than per message.
     private var exactTargets: [String: [(WireMessage) -> Void]] = [:]
     private var prefixRoutes: [UInt64] = []
+    /// `prefixRoutes` resolved to their prefix and delivery closure (read per message).
+    private var prefixTargets: [(prefix: String, deliver: (WireMessage) -> Void)] = []
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
     private var dedicated: [UInt64: Dedicated] = [:]
     private var connected: [String: Int] = [:]
     private var nextID: UInt64 = 0
     private var readers: [ReaderToken] = []
-    private var headBuffer: [UInt8] = []
+    /// Scratch space for the first frame of each published message (grown when a topic needs more).
+    private var headBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(nodeID: String, context: ZMQContext, reactor: Reactor, pubEndpoint: String, log: NodeLogger) throws(ZMQError) {
@@ -117,9 +120,14 @@ final class NodeIO {
         // One hash lookup: the index stays valid until the write below (nothing else mutates).
         let index = sequences.index(forKey: topic)
         let sequence = (index.map { sequences.values[$0] } ?? 0) &+ 1
-        WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: &headBuffer)
+        let needed = WireMessage.headCapacity(topic: topic, sender: nodeID)
+        if needed > headBuffer.count {
+            headBuffer.deallocate()
+            headBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: needed * 2, alignment: 1)
+        }
+        let headLength = WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: headBuffer)
         do {
-            let accepted = try headBuffer.withUnsafeBytes { try publisher.send($0, flags: [.more, .dontWait]) }
+            let accepted = try publisher.send(UnsafeRawBufferPointer(rebasing: headBuffer[..<headLength]), flags: [.more, .dontWait])
             guard accepted else {
                 counters.hwmDrops += 1
                 return false
@@ -146,7 +154,9 @@ final class NodeIO {
         case .exact(let topic):
             exactRoutes[topic, default: []].append(nextID)
             resolveTargets(topic)
-        case .prefix: prefixRoutes.append(nextID)
+        case .prefix:
+            prefixRoutes.append(nextID)
+            resolvePrefixTargets()
         }
         let subscription = pattern.subscription
         subscriptionCounts[subscription, default: 0] += 1
@@ -166,6 +176,7 @@ final class NodeIO {
             resolveTargets(topic)
         case .prefix:
             prefixRoutes.removeAll { $0 == id }
+            resolvePrefixTargets()
         }
         let subscription = route.pattern.subscription
         subscriptionCounts[subscription, default: 1] -= 1
@@ -177,6 +188,13 @@ final class NodeIO {
 
     private func resolveTargets(_ topic: String) {
         exactTargets[topic] = exactRoutes[topic]?.compactMap { routes[$0]?.deliver }
+    }
+
+    private func resolvePrefixTargets() {
+        prefixTargets = prefixRoutes.compactMap { id in
+            guard let route = routes[id], case .prefix(let prefix) = route.pattern else { return nil }
+            return (prefix, route.deliver)
+        }
     }
 
     /// How many distinct subscriptions the shared socket holds.
@@ -263,9 +281,8 @@ final class NodeIO {
         if let targets = exactTargets[message.topic] {
             for deliver in targets { deliver(message) }
         }
-        for id in prefixRoutes {
-            guard let route = routes[id], route.pattern.matches(message.topic) else { continue }
-            route.deliver(message)
+        for target in prefixTargets where message.topic.hasPrefix(target.prefix) {
+            target.deliver(message)
         }
     }
 
@@ -296,6 +313,10 @@ final class NodeIO {
             guard wireTopic.starts(with: prefix) else { continue }
             publish(topic: topic, value: value)
         }
+    }
+
+    deinit {
+        headBuffer.deallocate()
     }
 
     // MARK: - Shutdown

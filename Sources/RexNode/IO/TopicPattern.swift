@@ -44,28 +44,43 @@ struct WireMessage: Sendable, Equatable {
 
     static let heartbeatPrefix = "$hb."
 
-    /// Writes the first frame (`topic\0sender sequence`) into `buffer`.
+    /// The most bytes `encodeHead` writes for these strings (a sequence has at most 20 digits).
+    static func headCapacity(topic: String, sender: String) -> Int {
+        topic.utf8.count + sender.utf8.count + 22
+    }
+
+    /// Writes the first frame (`topic\0sender sequence`) at the start of `buffer`, which holds at
+    /// least `headCapacity(topic:sender:)` bytes; returns the frame's length.
     ///
-    /// Runs once per published message: the strings go in as contiguous UTF-8 (one copy each)
-    /// and the sequence's digits are written from the back of a small stack buffer.
-    static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: inout [UInt8]) {
-        buffer.removeAll(keepingCapacity: true)
-        var topic = topic
-        var sender = sender
-        topic.withUTF8 { buffer.append(contentsOf: $0) }
-        buffer.append(0)
-        sender.withUTF8 { buffer.append(contentsOf: $0) }
-        buffer.append(UInt8(ascii: " "))
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            var rest = sequence
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest > 0
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    /// Runs once per published message: each string is one memory copy of its UTF-8 bytes and
+    /// the digits are written in place, back to front.
+    static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var offset = 0
+        func append(_ string: String) {
+            var string = string
+            string.withUTF8 { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+                offset += bytes.count
+            }
         }
+        append(topic)
+        buffer[offset] = 0
+        offset += 1
+        append(sender)
+        buffer[offset] = UInt8(ascii: " ")
+        offset += 1
+        var digits = 1
+        var scale = sequence
+        while scale >= 10 {
+            scale /= 10
+            digits += 1
+        }
+        var rest = sequence
+        for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+            buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        return offset + digits
     }
 
     /// Parses two frames; nil when they do not follow the format.

@@ -132,9 +132,19 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
 
     // MARK: - Loop
 
+    private static func setOSThreadName(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var bytes = Array(name.utf8)
+        _ = write(fd, &bytes, bytes.count)
+    }
+
     private func run() {
         // Named from the thread itself, so the OS-level name shows in top -H, perf and gdb.
-        Thread.current.name = String(name.prefix(15))
+        // Written to /proc directly: Foundation's `Thread.name` setter did not always reach the
+        // OS-level name, and pthread_setname_np is not visible from Swift on Glibc.
+        Self.setOSThreadName(String(name.prefix(15)))
         threadID.store(Self.currentThread, ordering: .releasing)
         defer {
             wake.close()

@@ -46,7 +46,13 @@ final class ErasedChannelHandler {
             receive(unsafeBitCast(value, to: Value.self))
             return true
         }
-        // Subclasses, existential value types and bridged values take the general cast.
+        return deliverCasting(value, to: receive)
+    }
+
+    /// Subclasses, existential value types and bridged values take the general cast. Kept out of
+    /// line: its `Optional<Value>` would otherwise be looked up on the fast path too.
+    @inline(never)
+    private static func deliverCasting<Value, Given>(_ value: Given, to receive: (Value) -> Void) -> Bool {
         guard let typed = value as? Value else { return false }
         receive(typed)
         return true
