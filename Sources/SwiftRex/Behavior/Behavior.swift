@@ -112,7 +112,9 @@ public struct Behavior<Action: Sendable, State, Environment>: Sendable {
 
 /// What a `produce` sees: the state after this action's reducers ran, and the environment.
 public struct ProduceContext<State, Environment> {
-    public let state: State
+    /// Settable inside the library only: the store reduces each action in place here, so every
+    /// `produce` of a batch borrows the state rather than copying it.
+    public internal(set) var state: State
     public let environment: Environment
 
     public init(state: State, environment: Environment) {

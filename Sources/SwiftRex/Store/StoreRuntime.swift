@@ -14,7 +14,15 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
 
     private let behavior: Behavior<Action, State, Environment>
     private let environment: Environment
-    private(set) var state: State
+    /// The state between batches. During a batch it lives in the batch's `ProduceContext`
+    /// (moved out and back, never copied per action), so this is nil only inside `drain`.
+    private var storedState: State?
+
+    /// The current state (between batches: everything in this actor runs outside a batch).
+    var state: State {
+        guard let storedState else { preconditionFailure("Internal inconsistency: state read in the middle of a batch") }
+        return storedState
+    }
     let engine: EffectEngine<Action>
     private var spare = MoveQueue<MailboxItem<Action>>()
     private var released = false
@@ -45,7 +53,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         self.report = report
         self.behavior = behavior
         self.environment = environment
-        self.state = initial
+        self.storedState = initial
         self.engine = EffectEngine(clock: clock, mailbox: mailbox, strictChannels: strictChannels, report: report)
         let weakSelf = WeakRuntime(self)
         target.set { weakSelf.runtime?.schedule { $0.drain() } }
@@ -78,6 +86,9 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
             var mutated = false
             var reconcileRequested = false
             var batchDepth = 0
+            // The state moves into the context that every `produce` of the batch reads, so a
+            // produce borrows it instead of copying every field of the state per action.
+            var context = ProduceContext(state: storedState.take().unsafelyUnwrapped, environment: environment)
             while let item = spare.popFirst() {
                 switch consume item {
                 case .action(let dispatched, let liveness, let depth):
@@ -98,7 +109,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
                     }
                     batchDepth = max(batchDepth, depth)
                     mailbox.beginProcessing(depth: depth)
-                    if process(dispatched) { mutated = true }
+                    if process(dispatched, in: &context) { mutated = true }
                     mailbox.endProcessing()
                 case .completed(let key, let generation):
                     engine.completed(key: key, generation: generation)
@@ -108,6 +119,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
                     reconcileRequested = true
                 }
             }
+            storedState = context.state
             mailbox.beginProcessing(depth: batchDepth)
             finishBatch(mutated: mutated, reconcile: mutated || reconcileRequested)
             mailbox.endProcessing()
@@ -116,13 +128,13 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
     }
 
     /// Runs one action through reduce and produce; returns whether state may have changed.
-    private func process(_ dispatched: DispatchedAction<Action>) -> Bool {
+    private func process(_ dispatched: DispatchedAction<Action>, in context: inout ProduceContext<State, Environment>) -> Bool {
         let reduces = behavior.reducer != nil
         if let reducer = behavior.reducer {
-            reducer(dispatched.action, &state)
+            reducer(dispatched.action, &context.state)
         }
         if let producer = behavior.producer {
-            let effect = producer(dispatched.action, ProduceContext(state: state, environment: environment))
+            let effect = producer(dispatched.action, context)
             if !effect.isEmpty { engine.schedule(effect) }
         }
         return reduces
@@ -186,7 +198,9 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
     func processAsBatch(_ dispatched: DispatchedAction<Action>) -> (before: State, after: State) {
         let before = state
         mailbox.beginProcessing(depth: 0)
-        let mutated = process(dispatched)
+        var context = ProduceContext(state: storedState.take().unsafelyUnwrapped, environment: environment)
+        let mutated = process(dispatched, in: &context)
+        storedState = context.state
         finishBatch(mutated: mutated, reconcile: mutated)
         mailbox.endProcessing()
         return (before, state)
