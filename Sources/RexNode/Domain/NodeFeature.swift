@@ -8,6 +8,8 @@ public import SwiftRex
 public enum NodeFeature {
     /// The channel ids of the node (follows add `follow[<name>]` through the collection lift).
     static let publisherID = "pub"
+    /// `publisherID` wrapped once: a `publish` broadcasts to it, and wrapping hashes the string.
+    static let publisherKey = AnyHashableSendable(publisherID)
     static let heartbeatID = "heartbeat"
     static let membershipID = "membership"
     static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
@@ -19,7 +21,7 @@ public enum NodeFeature {
             .reduce(reduce)
             .produce { action, _ in
                 if case .publish(let topic, let payload) = action {
-                    return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherID)
+                    return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherKey)
                 }
                 return .empty
             }

@@ -89,6 +89,9 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
             // The state moves into the context that every `produce` of the batch reads, so a
             // produce borrows it instead of copying every field of the state per action.
             var context = ProduceContext(state: storedState.take().unsafelyUnwrapped, environment: environment)
+            // Loaded once per batch: calling them straight from `behavior` retains each per action.
+            let reducer = behavior.reducer
+            let producer = behavior.producer
             while let item = spare.popFirst() {
                 switch consume item {
                 case .action(let dispatched, let liveness, let depth):
@@ -109,7 +112,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
                     }
                     batchDepth = max(batchDepth, depth)
                     mailbox.beginProcessing(depth: depth)
-                    if process(dispatched, in: &context) { mutated = true }
+                    if process(dispatched, in: &context, reducer: reducer, producer: producer) { mutated = true }
                     mailbox.endProcessing()
                 case .completed(let key, let generation):
                     engine.completed(key: key, generation: generation)
@@ -128,12 +131,17 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
     }
 
     /// Runs one action through reduce and produce; returns whether state may have changed.
-    private func process(_ dispatched: DispatchedAction<Action>, in context: inout ProduceContext<State, Environment>) -> Bool {
-        let reduces = behavior.reducer != nil
-        if let reducer = behavior.reducer {
+    private func process(
+        _ dispatched: DispatchedAction<Action>,
+        in context: inout ProduceContext<State, Environment>,
+        reducer: Behavior<Action, State, Environment>.Reduce?,
+        producer: Behavior<Action, State, Environment>.Produce?
+    ) -> Bool {
+        let reduces = reducer != nil
+        if let reducer {
             reducer(dispatched.action, &context.state)
         }
-        if let producer = behavior.producer {
+        if let producer {
             let effect = producer(dispatched.action, context)
             if !effect.isEmpty { engine.schedule(effect) }
         }
@@ -199,7 +207,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         let before = state
         mailbox.beginProcessing(depth: 0)
         var context = ProduceContext(state: storedState.take().unsafelyUnwrapped, environment: environment)
-        let mutated = process(dispatched, in: &context)
+        let mutated = process(dispatched, in: &context, reducer: behavior.reducer, producer: behavior.producer)
         storedState = context.state
         finishBatch(mutated: mutated, reconcile: mutated)
         mailbox.endProcessing()
