@@ -28,9 +28,13 @@ final class ZMQFramePool {
     }
 
     /// Records the data of slot `index` after a successful receive.
+    ///
+    /// `reportedSize` is what `zmq_msg_recv` returned: the frame's size, capped at `Int32.max`.
+    /// Using it saves a `zmq_msg_size` call per frame; only a frame of 2 GiB or more needs one.
     @inline(__always)
-    func didReceive(_ index: Int, _ message: UnsafeMutablePointer<zmq_msg_t>) {
-        buffers[index] = UnsafeRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
+    func didReceive(_ index: Int, _ message: UnsafeMutablePointer<zmq_msg_t>, reportedSize: Int32) {
+        let size = reportedSize == Int32.max ? zmq_msg_size(message) : Int(reportedSize)
+        buffers[index] = UnsafeRawBufferPointer(start: zmq_msg_data(message), count: size)
     }
 
     /// The slot for frame `index`, creating it (and growing the table) on first use.

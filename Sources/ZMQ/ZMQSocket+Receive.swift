@@ -4,24 +4,35 @@ extension ZMQSocket {
     /// Receives one whole multipart message into the socket's frame slots.
     /// Returns the frame count, or nil when `dontWait` is set and nothing is queued.
     /// The frames are then described by `frames.buffers[0..<count]`.
+    ///
+    /// Per frame it makes the three libzmq calls a zero-copy multipart receive needs and no more:
+    /// `zmq_msg_recv` (whose result is the frame's size), `zmq_msg_data` and the MORE flag.
     @usableFromInline
     func receiveFrames(dontWait: Bool) throws(ZMQError) -> Int? {
         let handle = try liveHandle("receive")
         let flags = dontWait ? ZMQ_DONTWAIT : 0
+        let frames = self.frames
         var count = 0
         while true {
             let message = frames.slot(count)
-            let received = try ZMQCall.checkAllowingWouldBlock("zmq_msg_recv", operation: "receive on \(kind) socket") {
-                zmq_msg_recv(message, handle, flags)
+            // Fast path: the call and a test; after a failure the errno funnel decides (out of line).
+            var size = zmq_msg_recv(message, handle, flags)
+            if _slowPath(size < 0) {
+                let kind = self.kind
+                let operation = { "receive on \(kind) socket" }
+                let retried = try ZMQCall.afterFailure("zmq_msg_recv", operation: operation, allowingWouldBlock: true) {
+                    zmq_msg_recv(message, handle, flags)
+                }
+                guard let retried else {
+                    // Frames of one message arrive together, so only the first frame can be missing.
+                    if count == 0 && dontWait { return nil }
+                    throw ZMQCall.error(errno: EAGAIN, function: "zmq_msg_recv", operation: operation())
+                }
+                size = retried
             }
-            guard received != nil else {
-                // Frames of one message arrive together, so only the first frame can be missing.
-                if count == 0 && dontWait { return nil }
-                throw ZMQCall.error(errno: EAGAIN, function: "zmq_msg_recv", operation: "receive on \(kind) socket")
-            }
-            frames.didReceive(count, message)
+            frames.didReceive(count, message, reportedSize: size)
             count += 1
-            if zmq_msg_more(message) == 0 { return count }
+            if zmq_msg_get(message, ZMQ_MORE) == 0 { return count }  // zmq_msg_more without its extra hop
         }
     }
 
