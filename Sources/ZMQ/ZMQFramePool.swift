@@ -9,17 +9,25 @@ import CZMQ
 ///
 /// `buffers[i]` caches data pointer and size of slot `i` after each receive, so that
 /// ``ZMQFrames`` (inlined into callers in other modules) needs no libzmq call per frame.
+///
+/// The receive loop is inlined into client modules, which do not see CZMQ: so slots travel as
+/// raw pointers (each points to memory bound to `zmq_msg_t`), and the per-frame libzmq calls are
+/// the small `@usableFromInline` functions at the end.
 @usableFromInline
 final class ZMQFramePool {
-    /// Pointers to the slots; the slots themselves never move.
     // Unchecked exclusivity for the per-message hot path: the pool is confined to its socket's
     // thread and every access is a short, non-overlapping read or write.
-    @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>
+
+    /// Pointers to the slots; the slots themselves never move.
+    @usableFromInline
+    @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<UnsafeMutableRawPointer>
     /// Data pointer and size of each received slot (valid until the slot's next receive).
     @usableFromInline
     @exclusivity(unchecked) private(set) var buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>
+    /// Slots created so far (`slots[0..<initialized]`).
+    @usableFromInline
+    @exclusivity(unchecked) private(set) var initialized = 0
     @exclusivity(unchecked) private var capacity: Int
-    @exclusivity(unchecked) private var initialized = 0
 
     init() {
         capacity = 4
@@ -27,23 +35,31 @@ final class ZMQFramePool {
         buffers = .allocate(capacity: capacity)
     }
 
-    /// Records the data of slot `index` after a successful receive.
-    @inline(__always)
-    func didReceive(_ index: Int, _ message: UnsafeMutablePointer<zmq_msg_t>) {
-        buffers[index] = UnsafeRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
-    }
-
     /// The slot for frame `index`, creating it (and growing the table) on first use.
+    @inlinable
     @inline(__always)
-    func slot(_ index: Int) -> UnsafeMutablePointer<zmq_msg_t> {
-        if index < initialized { return slots[index] }
+    func slot(_ index: Int) -> UnsafeMutableRawPointer {
+        if _fastPath(index < initialized) { return slots[index] }
         return makeSlot(index)
     }
 
-    private func makeSlot(_ index: Int) -> UnsafeMutablePointer<zmq_msg_t> {
+    /// Records the data of slot `index` after a successful receive.
+    ///
+    /// `reportedSize` is what `zmq_msg_recv` returned: the frame's size, capped at `Int32.max`.
+    /// Using it saves a `zmq_msg_size` call per frame; only a frame of 2 GiB or more needs one.
+    @inlinable
+    @inline(__always)
+    func didReceive(_ index: Int, _ message: UnsafeMutableRawPointer, reportedSize: Int32) {
+        let size = reportedSize == Int32.max ? Self.size(message) : Int(reportedSize)
+        buffers[index] = UnsafeRawBufferPointer(start: Self.data(message), count: size)
+    }
+
+    @usableFromInline
+    @inline(never)
+    func makeSlot(_ index: Int) -> UnsafeMutableRawPointer {
         precondition(index == initialized, "Internal inconsistency: frame slots are filled in order")
         if initialized == capacity {
-            let bigger = UnsafeMutablePointer<UnsafeMutablePointer<zmq_msg_t>>.allocate(capacity: capacity * 2)
+            let bigger = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: capacity * 2)
             bigger.moveInitialize(from: slots, count: initialized)  // moves pointers, not messages
             slots.deallocate()
             slots = bigger
@@ -55,17 +71,17 @@ final class ZMQFramePool {
         }
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
         zmq_msg_init(message)
-        (slots + index).initialize(to: message)
+        (slots + index).initialize(to: UnsafeMutableRawPointer(message))
         (buffers + index).initialize(to: UnsafeRawBufferPointer(start: nil, count: 0))
         initialized += 1
-        return message
+        return UnsafeMutableRawPointer(message)
     }
 
     /// Drops the content of every slot (keeps the slots for reuse).
     func releaseMessages() {
         for index in 0..<initialized {
-            zmq_msg_close(slots[index])
-            zmq_msg_init(slots[index])
+            zmq_msg_close(Self.message(slots[index]))
+            zmq_msg_init(Self.message(slots[index]))
             buffers[index] = UnsafeRawBufferPointer(start: nil, count: 0)
         }
     }
@@ -73,11 +89,43 @@ final class ZMQFramePool {
     /// Closes and frees every slot; the pool must not be used afterwards.
     func deallocate() {
         for index in 0..<initialized {
-            zmq_msg_close(slots[index])
-            slots[index].deallocate()
+            zmq_msg_close(Self.message(slots[index]))
+            Self.message(slots[index]).deallocate()
         }
         initialized = 0
         slots.deallocate()
         buffers.deallocate()
+    }
+
+    // MARK: libzmq calls on one slot (reachable from the inlined receive loop)
+
+    /// The slot's message; its memory is bound to `zmq_msg_t` by ``makeSlot(_:)``.
+    @inline(__always)
+    static func message(_ slot: UnsafeMutableRawPointer) -> UnsafeMutablePointer<zmq_msg_t> {
+        slot.assumingMemoryBound(to: zmq_msg_t.self)
+    }
+
+    /// `zmq_msg_recv` into `slot`: the frame's size (capped at `Int32.max`), or -1 with errno set.
+    @usableFromInline
+    static func receive(_ slot: UnsafeMutableRawPointer, from socket: UnsafeMutableRawPointer, flags: Int32) -> Int32 {
+        zmq_msg_recv(message(slot), socket, flags)
+    }
+
+    /// `zmq_msg_data` of `slot`.
+    @usableFromInline
+    static func data(_ slot: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        zmq_msg_data(message(slot))
+    }
+
+    /// `zmq_msg_size` of `slot`.
+    @usableFromInline
+    static func size(_ slot: UnsafeMutableRawPointer) -> Int {
+        zmq_msg_size(message(slot))
+    }
+
+    /// Whether more frames of the same message follow `slot` (`zmq_msg_more`, without its extra hop).
+    @usableFromInline
+    static func hasMore(_ slot: UnsafeMutableRawPointer) -> Bool {
+        zmq_msg_get(message(slot), ZMQ_MORE) != 0
     }
 }

@@ -4,25 +4,61 @@ extension ZMQSocket {
     /// Receives one whole multipart message into the socket's frame slots.
     /// Returns the frame count, or nil when `dontWait` is set and nothing is queued.
     /// The frames are then described by `frames.buffers[0..<count]`.
-    @usableFromInline
+    ///
+    /// Per frame it makes the three libzmq calls a zero-copy multipart receive needs and no more:
+    /// `zmq_msg_recv` (whose result is the frame's size), `zmq_msg_data` and the MORE flag.
+    /// Inlined into the caller (through ``receive(_:)``), so a message costs those calls and a
+    /// short loop, with no Swift call frame around it; every failure leaves through
+    /// ``receiveFailed(_:handle:flags:frame:)``.
+    @inlinable
+    @inline(__always)
     func receiveFrames(dontWait: Bool) throws(ZMQError) -> Int? {
-        let handle = try liveHandle("receive")
-        let flags = dontWait ? ZMQ_DONTWAIT : 0
+        guard let handle else { throw receiveOnClosedSocket() }
+        let flags = dontWait ? ZMQSendFlags.dontWait.rawValue : 0  // ZMQ_DONTWAIT, the same bit for receive
+        let frames = self.frames
         var count = 0
         while true {
             let message = frames.slot(count)
-            let received = try ZMQCall.checkAllowingWouldBlock("zmq_msg_recv", operation: "receive on \(kind) socket") {
-                zmq_msg_recv(message, handle, flags)
+            var size = ZMQFramePool.receive(message, from: handle, flags: flags)
+            if _slowPath(size < 0) {
+                guard let retried = try receiveFailed(message, handle: handle, flags: flags, frame: count) else {
+                    return nil
+                }
+                size = retried
             }
-            guard received != nil else {
-                // Frames of one message arrive together, so only the first frame can be missing.
-                if count == 0 && dontWait { return nil }
-                throw ZMQCall.error(errno: EAGAIN, function: "zmq_msg_recv", operation: "receive on \(kind) socket")
-            }
-            frames.didReceive(count, message)
+            frames.didReceive(count, message, reportedSize: size)
             count += 1
-            if zmq_msg_more(message) == 0 { return count }
+            if !ZMQFramePool.hasMore(message) { return count }
         }
+    }
+
+    /// The rest of a frame receive that failed just now (errno still says why), out of line: the
+    /// errno funnel retries `EINTR`; a would-block is nil for a non-blocking receive's first frame
+    /// and otherwise an expired receive timeout.
+    @usableFromInline
+    @inline(never)
+    func receiveFailed(
+        _ message: UnsafeMutableRawPointer,
+        handle: UnsafeMutableRawPointer,
+        flags: Int32,
+        frame index: Int
+    ) throws(ZMQError) -> Int32? {
+        let kind = self.kind
+        let operation = { "receive on \(kind) socket" }
+        let retried = try ZMQCall.afterFailure("zmq_msg_recv", operation: operation, allowingWouldBlock: true) {
+            ZMQFramePool.receive(message, from: handle, flags: flags)
+        }
+        if let retried { return retried }
+        // Frames of one message arrive together, so only the first frame can be missing.
+        if index == 0 && flags & ZMQ_DONTWAIT != 0 { return nil }
+        throw ZMQCall.error(errno: EAGAIN, function: "zmq_msg_recv", operation: operation())
+    }
+
+    /// The error for a receive on a closed socket (out of line: the inlined loop only tests).
+    @usableFromInline
+    @inline(never)
+    func receiveOnClosedSocket() -> ZMQError {
+        ZMQCall.closedError("receive")
     }
 
     /// Receives the next multipart message and passes its frames to `body` without copying.

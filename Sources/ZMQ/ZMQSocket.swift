@@ -35,7 +35,8 @@ public final class ZMQSocket {
     ///
     /// Unchecked exclusivity: read on every send/receive, written only by `close()`; the socket
     /// is confined to one thread (non-Sendable) and no access ever overlaps another.
-    @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
+    /// `@usableFromInline` for the inlined send fast path.
+    @usableFromInline @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
     /// Message slots for zero-copy multipart receive (fixed addresses, never copied).
     @usableFromInline let frames = ZMQFramePool()
 

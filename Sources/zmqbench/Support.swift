@@ -5,7 +5,8 @@ import Foundation
 func nowNanoseconds() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    // Unchecked arithmetic, as C's unsigned now_ns(): this runs once per timed message.
+    return UInt64(truncatingIfNeeded: ts.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: ts.tv_nsec)
 }
 
 /// The 12-byte topic frame used by the C baseline (common.h TOPIC).

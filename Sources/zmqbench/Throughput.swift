@@ -60,7 +60,35 @@ enum Throughput {
         }
         if transport == "ipc" { _ = child?.readLine() }  // "ready": both endpoints are bound
 
+        emit(try measure(context: context, config: config))
+        child?.finish(grace: .seconds(3))
+        if publisherThread != nil { _ = publisherDone.wait(timeout: .now() + 5) }
+        try context.terminate(timeout: .seconds(5))
+        if transport == "ipc" {
+            unlink(String(config.pubEndpoint.dropFirst(6)))
+            unlink(String(config.syncEndpoint.dropFirst(6)))
+        }
+    }
+
+    /// `zmqbench thr-sub <transport> <size> <count> <hwm> <pub-ep> <sync-ep>`: the subscriber alone,
+    /// against a `thr-pub` started separately. For profilers (valgrind cannot follow Foundation's
+    /// process spawn); the figures are the same as `thr`'s.
+    static func runSubscriberProcess(_ arguments: [String]) throws {
+        guard arguments.count == 6, let size = Int(arguments[1]), let count = Int(arguments[2]),
+            let hwm = Int(arguments[3])
+        else { fail("usage: thr-sub transport size count hwm pub-ep sync-ep", code: 64) }
+        let config = Config(transport: arguments[0], size: size, count: count, hwm: hwm,
+                            pubEndpoint: arguments[4], syncEndpoint: arguments[5])
+        let context = try ZMQContext()
+        emit(try measure(context: context, config: config))
+        try context.terminate(timeout: .seconds(5))
+    }
+
+    /// The subscriber side (thr.c `main` after the publisher is started): returns the `THR …` line.
+    static func measure(context: ZMQContext, config: Config) throws -> String {
+        let (transport, size, count, hwm) = (config.transport, config.size, config.count, config.hwm)
         let sub = try context.socket(.sub)
+        defer { sub.close() }
         try sub.setOption(.receiveHighWaterMark, hwm)
         try sub.subscribe(benchTopic)  // data first …
         try sub.subscribe("sync")  // … then sync
@@ -73,6 +101,7 @@ enum Throughput {
             if isSync { break }
         }
         let req = try context.socket(.req)
+        defer { req.close() }
         try req.connect(config.syncEndpoint)
         try req.send("ready")
         _ = try req.receiveMultipart()
@@ -120,21 +149,12 @@ enum Throughput {
             publisherSeconds = Double(String(decoding: first, as: UTF8.self)) ?? 0
         }
         let seconds = max(Double(tLast &- tFirst) / 1e9, 1e-9)
-        emit(String(
+        return String(
             format: "THR impl=swift transport=%@ size=%d count=%d hwm=%d recv=%d delivered_pct=%.2f secs=%.4f "
                 + "msg_s=%.0f mb_s=%.1f pub_send_msg_s=%.0f reorder=%d",
             transport, size, count, hwm, got, 100.0 * Double(got) / Double(count), seconds,
             Double(got) / seconds, Double(bytes) / seconds / 1e6,
-            publisherSeconds > 0 ? Double(count) / publisherSeconds : 0, reorder))
-        sub.close()
-        req.close()
-        child?.finish(grace: .seconds(3))
-        if publisherThread != nil { _ = publisherDone.wait(timeout: .now() + 5) }
-        try context.terminate(timeout: .seconds(5))
-        if transport == "ipc" {
-            unlink(String(config.pubEndpoint.dropFirst(6)))
-            unlink(String(config.syncEndpoint.dropFirst(6)))
-        }
+            publisherSeconds > 0 ? Double(count) / publisherSeconds : 0, reorder)
     }
 
     /// `zmqbench thr-pub <transport> <size> <count> <hwm> <pub-ep> <sync-ep>` (child process role).

@@ -11,6 +11,9 @@ import ZMQ
 //   zmqbench thr <inproc|ipc|tcp> <payload-bytes> <count> <hwm>
 //   zmqbench recreate <cycles>
 // Internal child roles: thr-pub …, xpub-reactive.
+// Profiling (valgrind cannot follow Foundation's process spawn): start the two halves yourself,
+//   zmqbench thr-pub ipc <size> <count> <hwm> <pub-ep> <sync-ep>  (exits when its stdin closes)
+//   zmqbench thr-sub ipc <size> <count> <hwm> <pub-ep> <sync-ep>
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -24,6 +27,9 @@ do {
         try Throughput.runSubscriber(transport: arguments[1], size: size, count: count, hwm: hwm)
     case "thr-pub":
         try Throughput.runPublisherProcess(Array(arguments.dropFirst()))
+    case "thr-sub":
+        alarm(120)
+        try Throughput.runSubscriberProcess(Array(arguments.dropFirst()))
     case "recreate":
         guard arguments.count == 2, let cycles = Int(arguments[1]) else { fail("usage: zmqbench recreate <cycles>", code: 64) }
         alarm(150)
