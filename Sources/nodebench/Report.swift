@@ -17,7 +17,7 @@ struct Report {
     func run() {
         let reps = quick ? 1 : repetitions
         let rawCount = quick ? 200_000 : 1_000_000
-        let nodeCount = quick ? 100_000 : 300_000
+        let nodeCount = quick ? 100_000 : 1_000_000
         let churnSeconds = quick ? 1.5 : 3.0
         let cycles = quick ? 2_000 : 5_000
         let cAvailable = runC && baseline.build()
@@ -56,13 +56,20 @@ struct Report {
         table.add(["2b. follow changes/s, 100 `from` follows (C: churn recreate)", fromRate.formatted(), cRecreate.formatted(),
                    percent(fromRatio), "≥ 50 % of raw", verdict(fromRatio.map { $0 >= 0.5 })])
         print(table.render())
+        let cpuA = sample(nodeThr, "cpu_us_a"), cpuB = sample(nodeThr, "cpu_us_b"), cpuZMQ = sample(nodeThr, "cpu_us_zmq")
+        if let a = cpuA.median, let b = cpuB.median, let z = cpuZMQ.median {
+            // Where a message's CPU goes: with 2 cores shared by every thread, throughput is bounded by their sum.
+            print(String(format: "CPU per message (median, µs): publishing node %.2f, following node %.2f, libzmq I/O threads %.2f; sum %.2f",
+                         a, b, z, a + b + z))
+        }
 
         print("")
         print("### details per run")
         var details = Table(["run", "result", "checks"])
         for (index, r) in nodeThr.enumerated() {
             details.add(["thr #\(index + 1)", "\(grouped(d(r, "msg_s"))) msg/s; dispatch \(grouped(d(r, "dispatch_s")))/s; \(r["recv"] ?? "?")/\(r["count"] ?? "?") reduced",
-                         "gaps \(r["gaps"] ?? "?"), hwm drops \(r["hwm_drops"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?")"])
+                         "gaps \(r["gaps"] ?? "?"), hwm drops \(r["hwm_drops"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?"); "
+                            + "CPU µs/msg a \(r["cpu_us_a"] ?? "?"), b \(r["cpu_us_b"] ?? "?"), libzmq I/O \(r["cpu_us_zmq"] ?? "?")"])
         }
         for (label, runs) in [("2a shared", shared), ("2b from", dedicated)] {
             for (index, r) in runs.enumerated() {
