@@ -60,7 +60,9 @@ import SwiftRexTesting
         executor.runAll()
         let snapshot = Mutex<KeepSnapshot?>(nil)
         Task { let keep = await store.keep(); snapshot.withLock { $0 = keep } }
-        let deadline = ContinuousClock.now + .seconds(2)
+        // Generous: the loop ends as soon as the snapshot arrives; only a starved cooperative pool
+        // (CPU-heavy suites running in parallel on 2 cores) makes it wait at all.
+        let deadline = ContinuousClock.now + .seconds(30)
         while snapshot.withLock({ $0 == nil }), ContinuousClock.now < deadline {
             executor.runAll()
             try? await Task.sleep(for: .milliseconds(1))
