@@ -88,6 +88,31 @@ import SwiftRex
         await n1.stop()
     }
 
+    @Test func aFollowJoiningOrLeavingMidStreamGetsExactlyTheMessagesAfterIt() async throws {
+        // A stream of one topic is routed from a one-entry cache: joining or leaving must reset it.
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "first", topic: "stream", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("stream") })
+        for n in 1...3 { n1.dispatch(.publish(topic: "stream", payload: "m\(n)")) }
+        #expect(await eventually { n2.state.follows["first"]?.count == 3 })
+
+        n2.dispatch(.follow(name: "second", topic: "stream", from: nil))
+        #expect(await eventually { (await n2.store.keep()).channels.contains { "\($0.id)" == "follow[second]" && $0.status == .live } })
+        for n in 4...5 { n1.dispatch(.publish(topic: "stream", payload: "m\(n)")) }
+        #expect(await eventually { n2.state.follows["second"]?.count == 2 && n2.state.follows["first"]?.count == 5 })
+        #expect(n2.state.follows["second"]?.lastValue == "m5")
+
+        n2.dispatch(.unfollow(name: "first"))
+        #expect(await eventually { (await n2.store.keep()).channels.allSatisfy { "\($0.id)" != "follow[first]" } })
+        n1.dispatch(.publish(topic: "stream", payload: "m6"))
+        #expect(await eventually { n2.state.follows["second"]?.count == 3 })
+        #expect(n2.state.follows["second"]?.lastValue == "m6")
+        #expect(n2.state.follows["first"] == nil)
+        await n2.stop()
+        await n1.stop()
+    }
+
     @Test func aBurstOfSetsPublishesAtMostTwoMessagesAndTheLastValueArrives() async throws {
         let n1 = try startNode("n1", feedIntervalMs: 100)
         let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])

@@ -52,7 +52,7 @@ extension Follow {
     /// Every received message goes through here: one hash lookup per level, values updated in
     /// place (a keyed `[sender][topic]` read plus write would hash four times).
     mutating func recordSequence(_ sequence: UInt64, sender: String, topic: String) {
-        guard let senderIndex = lastSequence.index(forKey: sender) else {
+        guard let senderIndex = lastSequence.cheapIndex(forKey: sender) else {
             lastSequence[sender] = [topic: sequence]
             return
         }
@@ -64,7 +64,7 @@ extension Follow {
 extension [String: UInt64] {
     /// Keeps the highest sequence per key; returns how many sequences were skipped before this one.
     fileprivate mutating func record(_ sequence: UInt64, for key: String) -> Int {
-        guard let index = index(forKey: key) else {
+        guard let index = cheapIndex(forKey: key) else {
             self[key] = sequence
             return 0
         }
@@ -72,6 +72,19 @@ extension [String: UInt64] {
         guard sequence > last else { return 0 }
         values[index] = sequence
         return Int(sequence - last - 1)
+    }
+}
+
+extension Dictionary where Key == String {
+    /// `index(forKey:)` that compares instead of hashing when the dictionary has one entry —
+    /// the usual case here: a follow hears one sender on one topic, and hashing a string costs
+    /// more than comparing it.
+    fileprivate func cheapIndex(forKey key: String) -> Index? {
+        if count == 1 {
+            let only = startIndex
+            return keys[only] == key ? only : nil
+        }
+        return index(forKey: key)
     }
 }
 

@@ -48,11 +48,15 @@ final class NodeIO {
     private var exactRoutes: [String: [UInt64]] = [:]
     /// The delivery closures of `exactRoutes`, resolved once per route change rather than per message.
     private var exactTargets: [String: [(WireMessage) -> Void]] = [:]
+    /// The last topic routed and its targets: a stream of one topic is then routed with a string
+    /// comparison instead of a hash lookup per message. Cleared whenever the routes change.
+    private var lastRouted: (topic: String, targets: [(WireMessage) -> Void])?
     private var prefixRoutes: [UInt64] = []
     /// `prefixRoutes` resolved to their prefix and delivery closure (read per message).
     private var prefixTargets: [(prefix: String, deliver: (WireMessage) -> Void)] = []
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
+    private var lastPublished: (topic: String, index: [String: UInt64].Index)?
     private var dedicated: [UInt64: Dedicated] = [:]
     private var connected: [String: Int] = [:]
     private var nextID: UInt64 = 0
@@ -117,8 +121,14 @@ final class NodeIO {
     /// Sends `[topic\0node sequence, value]`; a full queue counts as an HWM drop.
     @discardableResult
     func publish(topic: String, value: String) -> Bool {
-        // One hash lookup: the index stays valid until the write below (nothing else mutates).
-        let index = sequences.index(forKey: topic)
+        // The last topic's index is kept (values-only writes keep dictionary indices valid), so a
+        // stream of one topic costs a string comparison here, not a hash lookup per message.
+        let index: [String: UInt64].Index?
+        if let last = lastPublished, last.topic == topic {
+            index = last.index
+        } else {
+            index = sequences.index(forKey: topic)
+        }
         let sequence = (index.map { sequences.values[$0] } ?? 0) &+ 1
         let needed = WireMessage.headCapacity(topic: topic, sender: nodeID)
         if needed > headBuffer.count {
@@ -138,7 +148,13 @@ final class NodeIO {
             log.error("publish_failed", ["topic": topic, "error": "\(error)"])
             return false
         }
-        if let index { sequences.values[index] = sequence } else { sequences[topic] = sequence }
+        if let index {
+            sequences.values[index] = sequence
+            lastPublished = (topic, index)
+        } else {
+            sequences[topic] = sequence     // an insertion: indices taken before it are stale
+            lastPublished = nil
+        }
         counters.published += 1
         return true
     }
@@ -187,6 +203,7 @@ final class NodeIO {
     }
 
     private func resolveTargets(_ topic: String) {
+        lastRouted = nil
         exactTargets[topic] = exactRoutes[topic]?.compactMap { routes[$0]?.deliver }
     }
 
@@ -278,9 +295,14 @@ final class NodeIO {
     }
 
     private func route(_ message: WireMessage) {
-        if let targets = exactTargets[message.topic] {
-            for deliver in targets { deliver(message) }
+        let targets: [(WireMessage) -> Void]
+        if let last = lastRouted, last.topic == message.topic {
+            targets = last.targets
+        } else {
+            targets = exactTargets[message.topic] ?? []
+            lastRouted = (message.topic, targets)
         }
+        for deliver in targets { deliver(message) }
         for target in prefixTargets where message.topic.hasPrefix(target.prefix) {
             target.deliver(message)
         }
