@@ -54,6 +54,22 @@ final class ZMQFramePool {
         buffers[index] = UnsafeRawBufferPointer(start: Self.data(message), count: size)
     }
 
+    /// Called when a message of `count` frames is complete (its views stay valid): swaps the
+    /// first and the last slot, so the next message's first frame lands on this message's last.
+    ///
+    /// `zmq_msg_recv` releases what its slot held. The last frame is usually the payload, the one
+    /// holding libzmq memory (a heap block, or a share of an ipc/tcp receive buffer); released one
+    /// whole message later, libzmq cannot recycle that buffer and mallocs another. Released by the
+    /// next first frame, it goes back as early as in a C loop reusing one `zmq_msg_t`.
+    @inlinable
+    @inline(__always)
+    func didReceiveMessage(_ count: Int) {
+        guard count > 1 else { return }
+        let first = slots[0]
+        slots[0] = slots[count - 1]
+        slots[count - 1] = first
+    }
+
     @usableFromInline
     @inline(never)
     func makeSlot(_ index: Int) -> UnsafeMutableRawPointer {
