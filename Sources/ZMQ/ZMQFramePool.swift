@@ -7,7 +7,7 @@ import CZMQ
 /// used through its pointer. `zmq_msg_recv` releases a slot's previous content itself, so a
 /// steady-state receive loop allocates nothing. Owned by one ``ZMQSocket``; not thread-safe.
 ///
-/// `buffers[i]` caches data pointer and size of slot `i` after each receive, so that
+/// `buffers[i]` caches data pointer and size of frame `i` of the last message received, so that
 /// ``ZMQFrames`` (inlined into callers in other modules) needs no libzmq call per frame.
 ///
 /// The receive loop is inlined into client modules, which do not see CZMQ: so slots travel as
@@ -21,7 +21,7 @@ final class ZMQFramePool {
     /// Pointers to the slots; the slots themselves never move.
     @usableFromInline
     @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<UnsafeMutableRawPointer>
-    /// Data pointer and size of each received slot (valid until the slot's next receive).
+    /// Data pointer and size of each frame of the last message (valid until the next receive).
     @usableFromInline
     @exclusivity(unchecked) private(set) var buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>
     /// Slots created so far (`slots[0..<initialized]`).
