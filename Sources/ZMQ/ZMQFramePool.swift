@@ -7,7 +7,7 @@ import CZMQ
 /// used through its pointer. `zmq_msg_recv` releases a slot's previous content itself, so a
 /// steady-state receive loop allocates nothing. Owned by one ``ZMQSocket``; not thread-safe.
 ///
-/// `buffers[i]` caches data pointer and size of slot `i` after each receive, so that
+/// `buffers[i]` caches data pointer and size of frame `i` of the last message received, so that
 /// ``ZMQFrames`` (inlined into callers in other modules) needs no libzmq call per frame.
 ///
 /// The receive loop is inlined into client modules, which do not see CZMQ: so slots travel as
@@ -21,7 +21,7 @@ final class ZMQFramePool {
     /// Pointers to the slots; the slots themselves never move.
     @usableFromInline
     @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<UnsafeMutableRawPointer>
-    /// Data pointer and size of each received slot (valid until the slot's next receive).
+    /// Data pointer and size of each frame of the last message (valid until the next receive).
     @usableFromInline
     @exclusivity(unchecked) private(set) var buffers: UnsafeMutablePointer<UnsafeRawBufferPointer>
     /// Slots created so far (`slots[0..<initialized]`).
@@ -52,6 +52,22 @@ final class ZMQFramePool {
     func didReceive(_ index: Int, _ message: UnsafeMutableRawPointer, reportedSize: Int32) {
         let size = reportedSize == Int32.max ? Self.size(message) : Int(reportedSize)
         buffers[index] = UnsafeRawBufferPointer(start: Self.data(message), count: size)
+    }
+
+    /// Called when a message of `count` frames is complete (its views stay valid): swaps the
+    /// first and the last slot, so the next message's first frame lands on this message's last.
+    ///
+    /// `zmq_msg_recv` releases what its slot held. The last frame is usually the payload, the one
+    /// holding libzmq memory (a heap block, or a share of an ipc/tcp receive buffer); released one
+    /// whole message later, libzmq cannot recycle that buffer and mallocs another. Released by the
+    /// next first frame, it goes back as early as in a C loop reusing one `zmq_msg_t`.
+    @inlinable
+    @inline(__always)
+    func didReceiveMessage(_ count: Int) {
+        guard count > 1 else { return }
+        let first = slots[0]
+        slots[0] = slots[count - 1]
+        slots[count - 1] = first
     }
 
     @usableFromInline

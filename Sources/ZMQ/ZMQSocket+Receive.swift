@@ -28,7 +28,10 @@ extension ZMQSocket {
             }
             frames.didReceive(count, message, reportedSize: size)
             count += 1
-            if !ZMQFramePool.hasMore(message) { return count }
+            if !ZMQFramePool.hasMore(message) {
+                frames.didReceiveMessage(count)
+                return count
+            }
         }
     }
 
@@ -76,6 +79,7 @@ extension ZMQSocket {
     /// - Throws: ``ZMQError`` (``ZMQError/Code/wouldBlock`` on timeout,
     ///   ``ZMQError/Code/contextTerminated`` on shutdown) or what `body` throws.
     @inlinable
+    @inline(__always)
     public func receive<Result>(_ body: (ZMQFrames) throws -> Result) throws -> Result {
         let count = try receiveFrames(dontWait: false)!
         return try body(ZMQFrames(buffers: frames.buffers, count: count))
@@ -83,6 +87,7 @@ extension ZMQSocket {
 
     /// Like ``receive(_:)`` but never blocks: returns nil when no message is queued.
     @inlinable
+    @inline(__always)
     public func tryReceive<Result>(_ body: (ZMQFrames) throws -> Result) throws -> Result? {
         guard let count = try receiveFrames(dontWait: true) else { return nil }
         return try body(ZMQFrames(buffers: frames.buffers, count: count))

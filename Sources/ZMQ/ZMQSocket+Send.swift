@@ -4,13 +4,13 @@ extension ZMQSocket {
     /// Sends one frame (copied into a libzmq message by `zmq_send`).
     ///
     /// Use `flags: .more` for every frame but the last of a multipart message.
+    ///
+    /// Inlined into the caller: a send that succeeds costs the `zmq_send` call and a test, with no
+    /// Swift call frame around it (the per-frame cost of a publishing loop).
     /// - Returns: `true` when queued; `false` only with ``ZMQSendFlags/dontWait`` when the
     ///   message cannot be queued now (would block). PUB/XPUB never block: at the HWM they drop.
     /// - Throws: ``ZMQError/Code/wouldBlock`` when a blocking send hits ``ZMQSocketOption/sendTimeout``;
     ///   ``ZMQError/Code/contextTerminated``, ``ZMQError/Code/hostUnreachable``, ….
-    ///
-    /// Inlined into the caller: a send that succeeds costs the `zmq_send` call and a test, with no
-    /// Swift call frame around it (the per-frame cost of a publishing loop).
     @inlinable
     @inline(__always)
     @discardableResult
