@@ -74,11 +74,9 @@ enum Throughput {
     /// against a `thr-pub` started separately. For profilers (valgrind cannot follow Foundation's
     /// process spawn); the figures are the same as `thr`'s.
     static func runSubscriberProcess(_ arguments: [String]) throws {
-        guard arguments.count == 6, let size = Int(arguments[1]), let count = Int(arguments[2]),
-            let hwm = Int(arguments[3])
-        else { fail("usage: thr-sub transport size count hwm pub-ep sync-ep", code: 64) }
-        let config = Config(transport: arguments[0], size: size, count: count, hwm: hwm,
-                            pubEndpoint: arguments[4], syncEndpoint: arguments[5])
+        guard let config = Config(childArguments: arguments) else {
+            fail("usage: thr-sub transport size count hwm pub-ep sync-ep", code: 64)
+        }
         let context = try ZMQContext()
         emit(try measure(context: context, config: config))
         try context.terminate(timeout: .seconds(5))
@@ -161,11 +159,9 @@ enum Throughput {
     static func runPublisherProcess(_ arguments: [String]) throws {
         ChildProcess.exitWhenParentGoes()
         alarm(120)
-        guard arguments.count == 6, let size = Int(arguments[1]), let count = Int(arguments[2]),
-            let hwm = Int(arguments[3])
-        else { fail("usage: thr-pub transport size count hwm pub-ep sync-ep", code: 1) }
-        let config = Config(transport: arguments[0], size: size, count: count, hwm: hwm,
-                            pubEndpoint: arguments[4], syncEndpoint: arguments[5])
+        guard let config = Config(childArguments: arguments) else {
+            fail("usage: thr-pub transport size count hwm pub-ep sync-ep", code: 1)
+        }
         let context = try ZMQContext()
         try publish(context: context, config: config, report: emit)
         try context.terminate(timeout: .seconds(5))
@@ -226,5 +222,16 @@ enum Throughput {
             try rep.send(String(format: "%.6f", Double(t1 - t0) / 1e9))
         }
         try rep.setOption(.linger, .seconds(1))
+    }
+}
+
+extension Throughput.Config {
+    /// Parses the child roles' arguments: `transport size count hwm pub-ep sync-ep`; nil if malformed.
+    init?(childArguments arguments: [String]) {
+        guard arguments.count == 6, let size = Int(arguments[1]), let count = Int(arguments[2]),
+            let hwm = Int(arguments[3])
+        else { return nil }
+        self.init(transport: arguments[0], size: size, count: count, hwm: hwm,
+                  pubEndpoint: arguments[4], syncEndpoint: arguments[5])
     }
 }
