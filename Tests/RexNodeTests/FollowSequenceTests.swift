@@ -27,3 +27,16 @@ import Testing
         #expect(follow.gaps == 0)
     }
 }
+
+extension FollowSequenceTests {
+    @Test func aZeroSequenceIsNotRemembered() {
+        // Node sequences start at 1; a 0 from elsewhere must not make the next message look like a gap.
+        var follow = Follow(topic: "t")
+        follow.recordSequence(0, sender: "x", topic: "t")
+        #expect(follow.lastSequence.isEmpty)
+        follow.recordSequence(5, sender: "x", topic: "t")
+        #expect(follow.gaps == 0 && follow.lastSequence == ["x": ["t": 5]])
+        follow.recordSequence(0, sender: "x", topic: "u")
+        #expect(follow.lastSequence == ["x": ["t": 5]])
+    }
+}

@@ -53,7 +53,8 @@ extension Follow {
     /// place (a keyed `[sender][topic]` read plus write would hash four times).
     mutating func recordSequence(_ sequence: UInt64, sender: String, topic: String) {
         guard let senderIndex = lastSequence.cheapIndex(forKey: sender) else {
-            lastSequence[sender] = [topic: sequence]
+            // Sequences start at 1: a 0 (a foreign publisher, a wrapped counter) is not remembered.
+            if sequence > 0 { lastSequence[sender] = [topic: sequence] }
             return
         }
         let gaps = lastSequence.values[senderIndex].record(sequence, for: topic)
@@ -65,7 +66,7 @@ extension [String: UInt64] {
     /// Keeps the highest sequence per key; returns how many sequences were skipped before this one.
     fileprivate mutating func record(_ sequence: UInt64, for key: String) -> Int {
         guard let index = cheapIndex(forKey: key) else {
-            self[key] = sequence
+            if sequence > 0 { self[key] = sequence }
             return 0
         }
         let last = values[index]

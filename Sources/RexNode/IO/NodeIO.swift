@@ -62,7 +62,8 @@ final class NodeIO {
     private var nextID: UInt64 = 0
     private var readers: [ReaderToken] = []
     /// Scratch space for the first frame of each published message (grown when a topic needs more).
-    private var headBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
+    /// Allocated after the last throwing step of `init`: a throwing init does not run `deinit`.
+    private var headBuffer: UnsafeMutableRawBufferPointer
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(nodeID: String, context: ZMQContext, reactor: Reactor, pubEndpoint: String, log: NodeLogger) throws(ZMQError) {
@@ -94,6 +95,7 @@ final class NodeIO {
         }
         self.publisher = publisher
         self.subscriber = subscriber
+        headBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
         counters.socketsOpen = 2
         readers.append(reactor.addReader(publisher) { [unowned self] in drainSubscriptionFrames() })
         readers.append(reactor.addReader(subscriber) { [unowned self] in drain(subscriber, into: nil) })

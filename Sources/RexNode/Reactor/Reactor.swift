@@ -133,10 +133,16 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     // MARK: - Loop
 
     private static func setOSThreadName(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY)
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        var bytes = Array(name.utf8)
+        // The kernel keeps 15 bytes: take whole characters up to that, never part of one.
+        var bytes: [UInt8] = []
+        for character in name {
+            let encoded = Array(String(character).utf8)
+            guard bytes.count + encoded.count <= 15 else { break }
+            bytes += encoded
+        }
         _ = write(fd, &bytes, bytes.count)
     }
 
@@ -144,7 +150,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         // Named from the thread itself, so the OS-level name shows in top -H, perf and gdb.
         // Written to /proc directly: Foundation's `Thread.name` setter did not always reach the
         // OS-level name, and pthread_setname_np is not visible from Swift on Glibc.
-        Self.setOSThreadName(String(name.prefix(15)))
+        Self.setOSThreadName(name)
         threadID.store(Self.currentThread, ordering: .releasing)
         defer {
             wake.close()
