@@ -24,6 +24,7 @@ enum NodeThroughput {
         }
         func received() -> Int { b.state.follows["f"]?.count ?? 0 }
 
+        let cyclesBefore = await b.store.keep().counters
         let cpuBefore = threadCPUSeconds()
         let t0 = nowNanoseconds()
         var dispatched = 0
@@ -47,16 +48,22 @@ enum NodeThroughput {
             let spent = cpuAfter.filter { $0.key.hasPrefix(prefix) }.reduce(0.0) { $0 + $1.value - (cpuBefore[$1.key] ?? 0) }
             return spent / Double(max(count, 1)) * 1e6
         }
+        let cyclesAfter = await b.store.keep().counters
+        let cyclesB = cyclesAfter.cycles - cyclesBefore.cycles
+        let reconcileB = (cyclesAfter.totalBuildDuration + cyclesAfter.totalDiffDuration)
+            - (cyclesBefore.totalBuildDuration + cyclesBefore.totalDiffDuration)
         let follow = b.state.follows["f"]
         let published = a.messageCounts()
         let got = follow?.count ?? 0
         let seconds = Double(t1 - t0) / 1e9
         emit(String(
             format: "NODETHR count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
-                + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f",
+                + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f "
+                + "cycles_b=%d reconcile_ms_b=%.1f",
             count, got, complete ? 1 : 0, seconds, Double(got) / seconds, Double(dispatched) / (Double(tDispatched - t0) / 1e9),
             published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
-            cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO")))
+            cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO"),
+            cyclesB, Double(reconcileB.components.seconds) * 1e3 + Double(reconcileB.components.attoseconds) / 1e15))
         await b.stop()
         await a.stop()
     }
