@@ -52,8 +52,10 @@ final class NodeIO {
     /// comparison instead of a hash lookup per message. Cleared whenever the routes change.
     private var lastRouted: (topic: String, targets: [(WireMessage) -> Void])?
     private var prefixRoutes: [UInt64] = []
-    /// `prefixRoutes` resolved to their prefix and delivery closure (read per message).
-    private var prefixTargets: [(prefix: String, deliver: (WireMessage) -> Void)] = []
+    /// `prefixRoutes` resolved to their prefixes and delivery closures, side by side (read per
+    /// message: a closure is only touched when its prefix matches).
+    private var prefixes: [String] = []
+    private var prefixTargets: [(WireMessage) -> Void] = []
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
     private var lastPublished: (topic: String, index: [String: UInt64].Index)?
@@ -210,9 +212,12 @@ final class NodeIO {
     }
 
     private func resolvePrefixTargets() {
-        prefixTargets = prefixRoutes.compactMap { id in
-            guard let route = routes[id], case .prefix(let prefix) = route.pattern else { return nil }
-            return (prefix, route.deliver)
+        prefixes.removeAll()
+        prefixTargets.removeAll()
+        for id in prefixRoutes {
+            guard let route = routes[id], case .prefix(let prefix) = route.pattern else { continue }
+            prefixes.append(prefix)
+            prefixTargets.append(route.deliver)
         }
     }
 
@@ -305,8 +310,9 @@ final class NodeIO {
             lastRouted = (message.topic, targets)
         }
         for deliver in targets { deliver(message) }
-        for target in prefixTargets where message.topic.hasPrefix(target.prefix) {
-            target.deliver(message)
+        let prefixes = self.prefixes
+        for index in prefixes.indices where message.topic.hasPrefix(prefixes[index]) {
+            prefixTargets[index](message)
         }
     }
 
