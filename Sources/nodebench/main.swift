@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 // nodebench: RexNode end to end, next to raw libzmq measured in the same run.
@@ -33,33 +34,32 @@ do {
         alarm(120)
         try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows)
     default:
-        var report = Report()
-        var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--quick": report.quick = true
-            case "--no-c": report.runC = false
-            case "--reps":
+        let options: ComparisonOptions
+        var sync = FollowChurn.Sync.publisher
+        do {
+            options = try ComparisonOptions(arguments, repetitions: 5) { arguments, index in
+                guard arguments[index] == "--sync" else { return false }
                 index += 1
-                guard index < arguments.count, let reps = Int(arguments[index]), reps > 0 else { fail("--reps needs a number", code: 64) }
-                report.repetitions = reps
-            case "--sync":
-                index += 1
-                guard index < arguments.count, let sync = FollowChurn.Sync(rawValue: arguments[index]) else { fail("--sync node|publisher", code: 64) }
-                report.sync = sync
-            case "--baseline":
-                index += 1
-                guard index < arguments.count else { fail("--baseline needs a directory", code: 64) }
-                report.baseline.sourceDirectory = arguments[index]
-            case "-h", "--help":
-                print("usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]")
-                print("       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]")
-                exit(0)
-            default:
-                fail("unknown argument \(arguments[index]) (try --help)", code: 64)
+                guard index < arguments.count, let value = FollowChurn.Sync(rawValue: arguments[index]) else {
+                    throw OptionError("--sync node|publisher")
+                }
+                sync = value
+                return true
             }
-            index += 1
+        } catch {
+            fail(error.description, code: 64)
         }
+        if options.helpRequested {
+            print("usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]")
+            print("       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]")
+            exit(0)
+        }
+        var report = Report()
+        report.quick = options.quick
+        report.repetitions = options.repetitions
+        report.runC = options.runC
+        report.sync = sync
+        report.baseline.sourceDirectory = options.baselineDirectory
         report.run()
     }
 } catch {

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import ZMQ
 
@@ -37,29 +38,22 @@ do {
     case "xpub-reactive":
         try Recreate.runReactivePublisher()
     default:
-        var comparison = Comparison()
-        var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
-            case "--quick": comparison.quick = true
-            case "--no-c": comparison.runC = false
-            case "--reps":
-                index += 1
-                guard index < arguments.count, let reps = Int(arguments[index]), reps > 0 else { fail("--reps needs a number", code: 64) }
-                comparison.repetitions = reps
-            case "--baseline":
-                index += 1
-                guard index < arguments.count else { fail("--baseline needs a directory", code: 64) }
-                comparison.baselineDirectory = arguments[index]
-            case "-h", "--help":
-                print("usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]")
-                print("       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>")
-                exit(0)
-            default:
-                fail("unknown argument \(arguments[index]) (try --help)", code: 64)
-            }
-            index += 1
+        let options: ComparisonOptions
+        do {
+            options = try ComparisonOptions(arguments, repetitions: 5)
+        } catch {
+            fail(error.description, code: 64)
         }
+        if options.helpRequested {
+            print("usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]")
+            print("       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>")
+            exit(0)
+        }
+        var comparison = Comparison()
+        comparison.quick = options.quick
+        comparison.repetitions = options.repetitions
+        comparison.runC = options.runC
+        comparison.baselineDirectory = options.baselineDirectory
         print("zmqbench: libzmq \(ZMQVersion.current)")
         comparison.run()
     }
