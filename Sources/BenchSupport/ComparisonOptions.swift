@@ -1,3 +1,5 @@
+import Foundation
+
 /// The flags every side-by-side benchmark (Swift next to the C baseline) takes:
 /// `--quick`, `--reps N`, `--no-c`, `--baseline DIR`, `-h`/`--help`.
 public struct ComparisonOptions: Sendable {
@@ -45,4 +47,29 @@ public struct ComparisonOptions: Sendable {
 public struct OptionError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension ComparisonOptions {
+    /// Parses like `init`, but prints `usage` and exits 0 on `--help`, and prints the error to
+    /// stderr and exits 64 on a bad argument: what a benchmark's `main` does with its flags.
+    public static func parseOrExit(
+        _ arguments: [String],
+        repetitions: Int,
+        tool: String,
+        usage: [String],
+        extra: (_ arguments: [String], _ index: inout Int) throws -> Bool = { _, _ in false }
+    ) -> ComparisonOptions {
+        let options: ComparisonOptions
+        do {
+            options = try ComparisonOptions(arguments, repetitions: repetitions, extra: extra)
+        } catch {
+            FileHandle.standardError.write(Data("\(tool): \(error.description)\n".utf8))
+            exit(64)
+        }
+        if options.helpRequested {
+            for line in usage { print(line) }
+            exit(0)
+        }
+        return options
+    }
 }

@@ -34,25 +34,18 @@ do {
         alarm(120)
         try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows)
     default:
-        let options: ComparisonOptions
         var sync = FollowChurn.Sync.publisher
-        do {
-            options = try ComparisonOptions(arguments, repetitions: 5) { arguments, index in
-                guard arguments[index] == "--sync" else { return false }
-                index += 1
-                guard index < arguments.count, let value = FollowChurn.Sync(rawValue: arguments[index]) else {
-                    throw OptionError("--sync node|publisher")
-                }
-                sync = value
-                return true
+        let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "nodebench", usage: [
+            "usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]",
+            "       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]",
+        ]) { arguments, index in
+            guard arguments[index] == "--sync" else { return false }
+            index += 1
+            guard index < arguments.count, let value = FollowChurn.Sync(rawValue: arguments[index]) else {
+                throw OptionError("--sync node|publisher")
             }
-        } catch {
-            fail(error.description, code: 64)
-        }
-        if options.helpRequested {
-            print("usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]")
-            print("       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]")
-            exit(0)
+            sync = value
+            return true
         }
         var report = Report()
         report.quick = options.quick

@@ -38,17 +38,10 @@ do {
     case "xpub-reactive":
         try Recreate.runReactivePublisher()
     default:
-        let options: ComparisonOptions
-        do {
-            options = try ComparisonOptions(arguments, repetitions: 5)
-        } catch {
-            fail(error.description, code: 64)
-        }
-        if options.helpRequested {
-            print("usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]")
-            print("       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>")
-            exit(0)
-        }
+        let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "zmqbench", usage: [
+            "usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]",
+            "       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>",
+        ])
         var comparison = Comparison()
         comparison.quick = options.quick
         comparison.repetitions = options.repetitions
