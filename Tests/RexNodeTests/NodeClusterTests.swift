@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RexNode
+@testable import RexNode
 import SwiftRex
 
 /// Two or three nodes in one process, over real sockets on loopback.
@@ -140,6 +140,23 @@ import SwiftRex
         n1.dispatch(.publish(topic: "chat", payload: "hi"))
         #expect(await eventually { n2.state.follows["chat"]?.count == 2 })
         #expect(n2.state.follows["chat"]?.gaps == 0)
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func aBurstLargerThanTheOutboxArrivesCompleteAndInOrder() async throws {
+        // Published messages wait in the outbox until the reactor's turn ends or the outbox is
+        // full: a burst of several outboxes' worth must arrive whole, in order, without gaps.
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "burst", topic: "burst", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("burst") })
+        let count = NodeIO.outboxLimit * 3 + 7
+        for n in 1...count { n1.dispatch(.publish(topic: "burst", payload: "m\(n)")) }
+        #expect(await eventually(.seconds(20)) { n2.state.follows["burst"]?.count == count })
+        let follow = try #require(n2.state.follows["burst"])
+        #expect(follow.gaps == 0 && follow.lastValue == "m\(count)")
+        #expect(n1.messageCounts().published >= count)
         await n2.stop()
         await n1.stop()
     }

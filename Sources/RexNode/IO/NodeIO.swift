@@ -42,7 +42,14 @@ final class NodeIO {
     let publisher: ZMQSocket
     let subscriber: ZMQSocket
     let log: NodeLogger
-    private(set) var counters = Counters()
+    private var tally = Counters()
+
+    /// What the node's sockets did so far. Flushes the outbox first, so the counts include every
+    /// message published until now.
+    var counters: Counters {
+        flush()
+        return tally
+    }
 
     private var routes: [UInt64: Route] = [:]
     private var exactRoutes: [String: [UInt64]] = [:]
@@ -63,9 +70,9 @@ final class NodeIO {
     private var connected: [String: Int] = [:]
     private var nextID: UInt64 = 0
     private var readers: [ReaderToken] = []
-    /// Scratch space for the first frame of each published message (grown when a topic needs more).
-    /// Allocated after the last throwing step of `init`: a throwing init does not run `deinit`.
-    private var headBuffer: UnsafeMutableRawBufferPointer
+    /// Messages published this reactor turn, not yet handed to libzmq.
+    private var outbox = Outbox()
+    private var turnEnd: TurnEndToken?
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(nodeID: String, context: ZMQContext, reactor: Reactor, pubEndpoint: String, log: NodeLogger) throws(ZMQError) {
@@ -97,10 +104,10 @@ final class NodeIO {
         }
         self.publisher = publisher
         self.subscriber = subscriber
-        headBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
-        counters.socketsOpen = 2
+        tally.socketsOpen = 2
         readers.append(reactor.addReader(publisher) { [unowned self] in drainSubscriptionFrames() })
         readers.append(reactor.addReader(subscriber) { [unowned self] in drain(subscriber, into: nil) })
+        turnEnd = reactor.addTurnEndHook { [unowned self] in flush() }
     }
 
     /// The resolved publisher endpoint (the real port when bound to `:*`).
@@ -122,9 +129,8 @@ final class NodeIO {
         retained[topic] = nil
     }
 
-    /// Sends `[topic\0node sequence, value]`; a full queue counts as an HWM drop.
-    @discardableResult
-    func publish(topic: String, value: String) -> Bool {
+    /// Queues `[topic\0node sequence, value]` for the end of this reactor turn (see `Outbox`).
+    func publish(topic: String, value: String) {
         // The last topic's index is kept (values-only writes keep dictionary indices valid), so a
         // stream of one topic costs a string comparison here, not a hash lookup per message.
         let index: [String: UInt64].Index?
@@ -134,23 +140,13 @@ final class NodeIO {
             index = sequences.index(forKey: topic)
         }
         let sequence = (index.map { sequences.values[$0] } ?? 0) &+ 1
-        let needed = WireMessage.headCapacity(topic: topic, sender: nodeID)
-        if needed > headBuffer.count {
-            headBuffer.deallocate()
-            headBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: needed * 2, alignment: 1)
-        }
-        let headLength = WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: headBuffer)
-        do {
-            let accepted = try publisher.send(UnsafeRawBufferPointer(rebasing: headBuffer[..<headLength]), flags: [.more, .dontWait])
-            guard accepted else {
-                counters.hwmDrops += 1
-                return false
+        var value = value
+        value.withUTF8 { bytes in
+            outbox.append(
+                headCapacity: WireMessage.headCapacity(topic: topic, sender: nodeID), value: UnsafeRawBufferPointer(bytes)
+            ) { head in
+                WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: head)
             }
-            var value = value
-            _ = try value.withUTF8 { try publisher.send(UnsafeRawBufferPointer($0), flags: [.dontWait]) }
-        } catch {
-            log.error("publish_failed", ["topic": topic, "error": "\(error)"])
-            return false
         }
         if let index {
             sequences.values[index] = sequence
@@ -159,8 +155,36 @@ final class NodeIO {
             sequences[topic] = sequence     // an insertion: indices taken before it are stale
             lastPublished = nil
         }
-        counters.published += 1
-        return true
+        if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
+    }
+
+    /// At most this many messages (or bytes) wait in the outbox before it is flushed mid-turn.
+    static let outboxLimit = 512
+    static let outboxByteLimit = 256 * 1024
+
+    /// Hands every queued message to libzmq, in order; a full queue counts as an HWM drop.
+    /// Runs at the end of every reactor turn, and before counters are read.
+    func flush() {
+        guard !outbox.isEmpty else { return }
+        var published = 0
+        var dropped = 0
+        let publisher = self.publisher
+        let log = self.log
+        outbox.drain { head, value in
+            do {
+                guard try publisher.send(head, flags: [.more, .dontWait]) else {
+                    dropped += 1
+                    return
+                }
+                _ = try publisher.send(value, flags: [.dontWait])
+                published += 1
+            } catch {
+                log.error("publish_failed", ["error": "\(error)"])
+                dropped += 1
+            }
+        }
+        tally.published += published
+        tally.hwmDrops += dropped
     }
 
     // MARK: - Shared subscriptions
@@ -263,8 +287,8 @@ final class NodeIO {
         let entry = Dedicated(socket: socket, pattern: pattern, deliver: deliver)
         entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
         dedicated[nextID] = entry
-        counters.socketsOpen += 1
-        counters.socketsCreated += 1
+        tally.socketsOpen += 1
+        tally.socketsCreated += 1
         return nextID
     }
 
@@ -272,7 +296,7 @@ final class NodeIO {
         guard let entry = dedicated.removeValue(forKey: id) else { return }
         if let reader = entry.reader { reactor.removeReader(reader) }
         entry.socket.close()
-        counters.socketsOpen -= 1
+        tally.socketsOpen -= 1
     }
 
     // MARK: - Receiving
@@ -289,10 +313,10 @@ final class NodeIO {
             }
             guard let message else { return }           // nothing more queued
             guard let message else {                     // not our format
-                counters.malformed += 1
+                tally.malformed += 1
                 continue
             }
-            counters.received += 1
+            tally.received += 1
             if let target {
                 if target.pattern.matches(message.topic) { target.deliver(message) }
             } else {
@@ -345,19 +369,18 @@ final class NodeIO {
         }
     }
 
-    deinit {
-        headBuffer.deallocate()
-    }
-
     // MARK: - Shutdown
 
     /// Closes every socket (on the reactor thread).
     func close() {
+        flush()
+        if let turnEnd { reactor.removeTurnEndHook(turnEnd) }
+        turnEnd = nil
         for reader in readers { reactor.removeReader(reader) }
         readers.removeAll()
         for id in Array(dedicated.keys) { closeDedicated(id) }
         publisher.close()
         subscriber.close()
-        counters.socketsOpen = 0
+        tally.socketsOpen = 0
     }
 }

@@ -130,6 +130,19 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         loop.cancelTimer(token)
     }
 
+    /// Calls `body` at the end of every turn of the loop (after the queued jobs and due timers,
+    /// before it polls or blocks), on the reactor thread: where work buffered during the turn is
+    /// handed on, such as a node's published messages.
+    public func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
+        checkIsolated()
+        return loop.addTurnEndHook(body)
+    }
+
+    public func removeTurnEndHook(_ token: TurnEndToken) {
+        checkIsolated()
+        loop.turnEndHooks.removeAll { $0.id == token.id }
+    }
+
     // MARK: - Loop
 
     private static func setOSThreadName(_ name: String) {
@@ -171,6 +184,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
             if exiting { return }
             for job in batch { job() }
             loop.fireDueTimers(now: ContinuousClock.now)
+            for hook in loop.turnEndHooks { hook.body() }
             if !batch.isEmpty || stopping.load(ordering: .sequentiallyConsistent) { continue }
 
             polling.store(true, ordering: .sequentiallyConsistent)
@@ -188,6 +202,11 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
 
 /// Identifies a registered reader.
 public struct ReaderToken: Hashable, Sendable {
+    let id: UInt64
+}
+
+/// Identifies a turn-end hook.
+public struct TurnEndToken: Hashable, Sendable {
     let id: UInt64
 }
 
@@ -217,6 +236,13 @@ private final class LoopState {
     var pollerDirty = true
     var wakeToken: ZMQPoller.Token?
     var readerTokens: [(UInt64, ZMQPoller.Token)] = []
+    var turnEndHooks: [(id: UInt64, body: () -> Void)] = []
+
+    func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
+        nextID += 1
+        turnEndHooks.append((nextID, body))
+        return TurnEndToken(id: nextID)
+    }
 
     func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
         nextID += 1
