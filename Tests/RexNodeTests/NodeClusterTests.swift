@@ -226,7 +226,7 @@ import SwiftRex
     @Test func gapsCountWithinOneSubscriptionOnly() async throws {
         let node = try startNode("g1")
         func receive(_ topic: String, _ sequence: UInt64) {
-            node.dispatch(.received(Received(name: "f", topic: topic, sender: "p", sequence: sequence, value: "\(sequence)")))
+            node.dispatch(.received(name: "f", messages: [Received(topic: topic, sender: "p", sequence: sequence, value: "\(sequence)")]))
         }
         node.dispatch(.follow(name: "f", topic: "a", from: nil))
         receive("a", 1)

@@ -63,8 +63,10 @@ enum NodeChannels {
     static func membership(_ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(id: NodeFeature.membershipID) { dispatch in
             let io = env.io.value
-            let route = io.addRoute(.prefix(WireMessage.heartbeatPrefix)) { message in
-                dispatch(.heartbeat(from: message.sender, sequence: message.sequence, atMs: env.nowMs))
+            let route = io.addRoute(.prefix(WireMessage.heartbeatPrefix)) { messages in
+                for message in messages {
+                    dispatch(.heartbeat(from: message.sender, sequence: message.sequence, atMs: env.nowMs))
+                }
             }
             return .cancelOnly { io.removeRoute(route) }
         }
@@ -80,9 +82,7 @@ enum NodeChannels {
         ) { dispatch in
             let io = env.io.value
             let pattern = TopicPattern(topic)
-            let deliver: (WireMessage) -> Void = { message in
-                dispatch(.message(topic: message.topic, sender: message.sender, sequence: message.sequence, value: message.value))
-            }
+            let deliver: ([Received]) -> Void = { messages in dispatch(.messages(messages)) }
             guard let endpoint else {
                 let route = io.addRoute(pattern, deliver)
                 return .cancelOnly { io.removeRoute(route) }

@@ -28,15 +28,12 @@ public enum NodeFeature {
             .supervise { state in Supervision { env in nodeChannels(state, env) } }
             .combined(with: FollowFeature.behavior.liftCollection(
                 action: { action in
-                    guard case .received(let message) = action else { return nil }
-                    return (message.name, FollowEvent.message(
-                        topic: message.topic, sender: message.sender, sequence: message.sequence, value: message.value
-                    ))
+                    guard case .received(let name, let messages) = action else { return nil }
+                    return (name, FollowEvent.messages(messages))
                 },
                 embed: { name, event in
                     switch event {
-                    case .message(let topic, let sender, let sequence, let value):
-                        .received(Received(name: name, topic: topic, sender: sender, sequence: sequence, value: value))
+                    case .messages(let messages): .received(name: name, messages: messages)
                     }
                 },
                 stateDictionary: \NodeState.follows
@@ -118,7 +115,8 @@ public enum NodeFeature {
 
 /// What happens to one follow.
 enum FollowEvent: Sendable, Equatable {
-    case message(topic: String, sender: String, sequence: UInt64, value: String)
+    /// Messages arrived, oldest first (see `NodeAction.received`).
+    case messages([Received])
 }
 
 /// One follow's behavior, lifted over `NodeState.follows` with element-scoped channel ids.
@@ -127,12 +125,15 @@ enum FollowFeature {
         Behavior<FollowEvent, Follow, NodeEnvironment>
             .reduce { event, follow in
                 switch event {
-                case .message(let topic, let sender, let sequence, let value):
-                    follow.recordSequence(sequence, sender: sender, topic: topic)
-                    follow.count += 1
-                    follow.lastValue = value
-                    follow.lastTopic = topic
-                    follow.lastSender = sender
+                case .messages(let messages):
+                    guard let last = messages.last else { return }
+                    for message in messages {
+                        follow.recordSequence(message.sequence, sender: message.sender, topic: message.topic)
+                    }
+                    follow.count += messages.count
+                    follow.lastValue = last.value
+                    follow.lastTopic = last.topic
+                    follow.lastSender = last.sender
                 }
             }
             .supervise { follow in

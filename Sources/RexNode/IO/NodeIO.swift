@@ -20,19 +20,19 @@ final class NodeIO {
     /// One delivery target for messages matching a pattern.
     private struct Route {
         let pattern: TopicPattern
-        let deliver: (WireMessage) -> Void
+        let target: RouteTarget
     }
 
     private final class Dedicated {
         let socket: ZMQSocket
         var reader: ReaderToken?
         let pattern: TopicPattern
-        let deliver: (WireMessage) -> Void
+        let target: RouteTarget
 
-        init(socket: ZMQSocket, pattern: TopicPattern, deliver: @escaping (WireMessage) -> Void) {
+        init(socket: ZMQSocket, pattern: TopicPattern, target: RouteTarget) {
             self.socket = socket
             self.pattern = pattern
-            self.deliver = deliver
+            self.target = target
         }
     }
 
@@ -53,16 +53,18 @@ final class NodeIO {
 
     private var routes: [UInt64: Route] = [:]
     private var exactRoutes: [String: [UInt64]] = [:]
-    /// The delivery closures of `exactRoutes`, resolved once per route change rather than per message.
-    private var exactTargets: [String: [(WireMessage) -> Void]] = [:]
+    /// The targets of `exactRoutes`, resolved once per route change rather than per message.
+    private var exactTargets: [String: [RouteTarget]] = [:]
     /// The last topic routed and its targets: a stream of one topic is then routed with a string
     /// comparison instead of a hash lookup per message. Cleared whenever the routes change.
-    private var lastRouted: (topic: String, targets: [(WireMessage) -> Void])?
+    private var lastRouted: (topic: String, targets: [RouteTarget])?
     private var prefixRoutes: [UInt64] = []
-    /// `prefixRoutes` resolved to their prefixes and delivery closures, side by side (read per
-    /// message: a closure is only touched when its prefix matches).
+    /// `prefixRoutes` resolved to their prefixes and targets, side by side (read per message: a
+    /// target is only touched when its prefix matches).
     private var prefixes: [String] = []
-    private var prefixTargets: [(WireMessage) -> Void] = []
+    private var prefixTargets: [RouteTarget] = []
+    /// Targets given messages during the current read of a socket, handed on when it ends.
+    private var filled: [RouteTarget] = []
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
     private var lastPublished: (topic: String, index: [String: UInt64].Index)?
@@ -191,9 +193,9 @@ final class NodeIO {
 
     /// Routes messages matching `pattern` (from any connected peer) to `deliver`; subscribes on
     /// the shared socket when this is the first route for that pattern.
-    func addRoute(_ pattern: TopicPattern, _ deliver: @escaping (WireMessage) -> Void) -> UInt64 {
+    func addRoute(_ pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) -> UInt64 {
         nextID += 1
-        routes[nextID] = Route(pattern: pattern, deliver: deliver)
+        routes[nextID] = Route(pattern: pattern, target: RouteTarget(deliver))
         switch pattern {
         case .exact(let topic):
             exactRoutes[topic, default: []].append(nextID)
@@ -232,7 +234,7 @@ final class NodeIO {
 
     private func resolveTargets(_ topic: String) {
         lastRouted = nil
-        exactTargets[topic] = exactRoutes[topic]?.compactMap { routes[$0]?.deliver }
+        exactTargets[topic] = exactRoutes[topic]?.compactMap { routes[$0]?.target }
     }
 
     private func resolvePrefixTargets() {
@@ -241,7 +243,7 @@ final class NodeIO {
         for id in prefixRoutes {
             guard let route = routes[id], case .prefix(let prefix) = route.pattern else { continue }
             prefixes.append(prefix)
-            prefixTargets.append(route.deliver)
+            prefixTargets.append(route.target)
         }
     }
 
@@ -273,7 +275,7 @@ final class NodeIO {
     // MARK: - Dedicated subscriptions (follows `from` one peer)
 
     /// Opens a SUB socket connected to `endpoint` only and subscribed to `pattern`.
-    func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping (WireMessage) -> Void) throws(ZMQError) -> UInt64 {
+    func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) throws(ZMQError) -> UInt64 {
         let socket = try context.socket(.sub)
         do {
             try socket.setOption(.receiveHighWaterMark, 0)
@@ -284,7 +286,7 @@ final class NodeIO {
             throw error
         }
         nextID += 1
-        let entry = Dedicated(socket: socket, pattern: pattern, deliver: deliver)
+        let entry = Dedicated(socket: socket, pattern: pattern, target: RouteTarget(deliver))
         entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
         dedicated[nextID] = entry
         tally.socketsOpen += 1
@@ -301,10 +303,12 @@ final class NodeIO {
 
     // MARK: - Receiving
 
-    /// Reads what is queued (bounded, for fairness) and routes each message.
-    private func drain(_ socket: ZMQSocket, into target: Dedicated?) {
+    /// Reads what is queued (bounded, for fairness) and routes each message; each target then
+    /// gets what this read brought it as one batch, in arrival order.
+    private func drain(_ socket: ZMQSocket, into dedicated: Dedicated?) {
+        defer { handOn() }
         for _ in 0..<4096 {
-            let message: WireMessage??
+            let message: Received??
             do {
                 message = try socket.tryReceive { frames in WireMessage.parse(frames) }
             } catch {
@@ -317,27 +321,40 @@ final class NodeIO {
                 continue
             }
             tally.received += 1
-            if let target {
-                if target.pattern.matches(message.topic) { target.deliver(message) }
+            if let dedicated {
+                if dedicated.pattern.matches(message.topic) { collect(message, into: dedicated.target) }
             } else {
                 route(message)
             }
         }
     }
 
-    private func route(_ message: WireMessage) {
-        let targets: [(WireMessage) -> Void]
+    private func route(_ message: Received) {
+        let targets: [RouteTarget]
         if let last = lastRouted, last.topic == message.topic {
             targets = last.targets
         } else {
             targets = exactTargets[message.topic] ?? []
             lastRouted = (message.topic, targets)
         }
-        for deliver in targets { deliver(message) }
+        for target in targets { collect(message, into: target) }
         let prefixes = self.prefixes
         for index in prefixes.indices where message.topic.hasPrefix(prefixes[index]) {
-            prefixTargets[index](message)
+            collect(message, into: prefixTargets[index])
         }
+    }
+
+    private func collect(_ message: Received, into target: RouteTarget) {
+        if target.pending.isEmpty { filled.append(target) }
+        target.pending.append(message)
+    }
+
+    /// Hands each target the messages this read brought it. A target whose route was removed
+    /// meanwhile still gets them: they arrived while it was subscribed.
+    private func handOn() {
+        guard !filled.isEmpty else { return }
+        for target in filled { target.handOn() }
+        filled.removeAll(keepingCapacity: true)
     }
 
     /// Prefixes peers are subscribed to at this node's publisher (from the XPUB's frames: first

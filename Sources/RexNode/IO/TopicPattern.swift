@@ -1,5 +1,3 @@
-import ZMQ
-
 /// What a follow matches: one exact topic, or every topic starting with a prefix (`eu.*`).
 ///
 /// On the wire a topic frame is the topic followed by a NUL byte, so the exact subscription
@@ -29,77 +27,5 @@ enum TopicPattern: Hashable, Sendable {
         case .exact(let exact): topic == exact
         case .prefix(let prefix): topic.hasPrefix(prefix)
         }
-    }
-}
-
-/// One message as it travels between nodes: `[topic\0sender sequence, value]`.
-///
-/// The first frame starts with the topic and a NUL (what subscriptions match), followed by the
-/// header; two frames per message, like a plain `[topic, payload]` PUB/SUB stream.
-struct WireMessage: Sendable, Equatable {
-    let topic: String
-    let sender: String
-    let sequence: UInt64
-    let value: String
-
-    static let heartbeatPrefix = "$hb."
-
-    /// The most bytes `encodeHead` writes for these strings (a sequence has at most 20 digits).
-    static func headCapacity(topic: String, sender: String) -> Int {
-        topic.utf8.count + sender.utf8.count + 22
-    }
-
-    /// Writes the first frame (`topic\0sender sequence`) at the start of `buffer`, which holds at
-    /// least `headCapacity(topic:sender:)` bytes; returns the frame's length.
-    ///
-    /// Runs once per published message: each string is one memory copy of its UTF-8 bytes and
-    /// the digits are written in place, back to front.
-    static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        var offset = 0
-        func append(_ string: String) {
-            var string = string
-            string.withUTF8 { bytes in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
-                offset += bytes.count
-            }
-        }
-        append(topic)
-        buffer[offset] = 0
-        offset += 1
-        append(sender)
-        buffer[offset] = UInt8(ascii: " ")
-        offset += 1
-        var digits = 1
-        var scale = sequence
-        while scale >= 10 {
-            scale /= 10
-            digits += 1
-        }
-        var rest = sequence
-        for index in stride(from: offset + digits - 1, through: offset, by: -1) {
-            buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-        }
-        return offset + digits
-    }
-
-    /// Parses two frames; nil when they do not follow the format.
-    static func parse(_ frames: ZMQFrames) -> WireMessage? {
-        guard frames.count == 2 else { return nil }
-        let head = frames[0]
-        guard let nul = head.firstIndex(of: 0) else { return nil }
-        let rest = head[(nul + 1)...]
-        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        var sequence: UInt64 = 0
-        for byte in head[(space + 1)...] {
-            guard byte >= 48, byte <= 57 else { return nil }
-            sequence = sequence &* 10 &+ UInt64(byte - 48)
-        }
-        return WireMessage(
-            topic: String(decoding: UnsafeRawBufferPointer(rebasing: head[..<nul]), as: UTF8.self),
-            sender: String(decoding: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<space]), as: UTF8.self),
-            sequence: sequence,
-            value: String(decoding: frames[1], as: UTF8.self)
-        )
     }
 }

@@ -1,0 +1,19 @@
+/// Where the messages of one route go: collects those one read of a socket brings, then hands
+/// them on as one batch (see `NodeAction.received`). Lives on the reactor thread.
+final class RouteTarget {
+    private let deliver: ([Received]) -> Void
+    /// Messages of the current read, oldest first.
+    var pending: [Received] = []
+
+    init(_ deliver: @escaping ([Received]) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Delivers what is pending and starts over.
+    func handOn() {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = []
+        deliver(batch)
+    }
+}
