@@ -97,6 +97,25 @@ import SwiftRexTesting
         await store.finish()
     }
 
+    @Test func broadcastsReachTheInstanceLiveNowAcrossIdsRemovalAndReopen() async {
+        // The engine remembers the channel the last broadcast reached; switching ids, removing
+        // the channel and opening a new instance under the same id must each be honoured.
+        let store = makeStore()
+        await store.send(.set("p", ChannelSpec())) { $0.channels["p"] = ChannelSpec() }
+        await store.send(.set("q", ChannelSpec())) { $0.channels["q"] = ChannelSpec() }
+        await store.send(.broadcast("p", 1))
+        await store.send(.broadcast("q", 2))
+        await store.send(.broadcast("p", 3))
+        await store.send(.remove("p")) { $0.channels["p"] = nil }
+        await store.send(.broadcast("p", 4))       // nothing live under p: dropped
+        await store.send(.set("p", ChannelSpec())) { $0.channels["p"] = ChannelSpec() }
+        await store.send(.broadcast("p", 5))       // the new instance
+        #expect(recorder.log == ["open p", "open q", "recv p 1", "recv q 2", "recv p 3", "cancel p", "open p", "recv p 5"])
+        #expect(await store.keep().counters.drops == 1)
+        await store.send(.removeAll) { $0.channels = [:] }
+        await store.finish()
+    }
+
     @Test func throttleDropsInsideTheWindowAndDedupComparesWithTheLastReconciledValue() async {
         let store = makeStore()
         let spec = { (value: Int) in ChannelSpec(value: value, delivery: .throttle(.seconds(1))) }

@@ -10,6 +10,7 @@ extension Effect {
     ///
     /// Not deduplicated (sending "hi" twice delivers twice). Dropped when nothing is live under the
     /// id, while the channel settles, or when the value's type does not match the channel's.
+    @inlinable  // specialised where it is called: one broadcast per message on a busy channel
     public static func broadcast<Value: Sendable>(
         _ value: Value,
         channel: some Hashable & Sendable,

@@ -21,7 +21,7 @@ public struct Effect<Action: Sendable>: Sendable {
         self.components = components
     }
 
-    init(component: EffectComponent<Action>) {
+    @usableFromInline init(component: EffectComponent<Action>) {
         self.components = EffectComponents(component)
     }
 
@@ -143,6 +143,7 @@ public func mconcat<Action: Sendable>(_ effects: [Effect<Action>]) -> Effect<Act
 /// One independently scheduled unit of an effect.
 @usableFromInline
 struct EffectComponent<Action: Sendable>: Sendable {
+    @usableFromInline
     enum Kind: Sendable {
         /// One-shot work.
         case run(@Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken)
@@ -152,8 +153,13 @@ struct EffectComponent<Action: Sendable>: Sendable {
         case broadcast(any Sendable)
     }
 
-    var kind: Kind
+    @usableFromInline var kind: Kind
     @usableFromInline var scheduling: EffectScheduling
+
+    @usableFromInline init(kind: Kind, scheduling: EffectScheduling) {
+        self.kind = kind
+        self.scheduling = scheduling
+    }
 
     func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> EffectComponent<Other> {
         switch kind {

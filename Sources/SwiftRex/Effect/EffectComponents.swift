@@ -16,7 +16,7 @@ struct EffectComponents<Action: Sendable>: Sendable, RandomAccessCollection {
 
     @inlinable init() { storage = .none }
 
-    init(_ component: EffectComponent<Action>) { storage = .one(component) }
+    @usableFromInline init(_ component: EffectComponent<Action>) { storage = .one(component) }
 
     @usableFromInline init(_ components: [EffectComponent<Action>]) {
         switch components.count {

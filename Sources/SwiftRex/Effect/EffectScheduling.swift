@@ -21,8 +21,13 @@ public struct EffectScheduling: Sendable, Equatable {
     /// Cancel whatever runs under `id` before starting this one.
     public var exclusive: Bool
     /// A sentinel that only cancels what runs under `id`.
-    public internal(set) var cancelsOnly: Bool
+    public internal(set) var cancelsOnly: Bool {
+        get { storedCancelsOnly }
+        set { storedCancelsOnly = newValue }
+    }
+    @usableFromInline var storedCancelsOnly: Bool
 
+    @inlinable
     public init(
         id: AnyHashableSendable? = nil,
         delay: Duration? = nil,
@@ -33,7 +38,7 @@ public struct EffectScheduling: Sendable, Equatable {
         self.delay = delay
         self.coalesce = coalesce
         self.exclusive = exclusive
-        self.cancelsOnly = false
+        self.storedCancelsOnly = false
     }
 
     /// Run at once, anonymously.

@@ -18,7 +18,10 @@ extension EffectEngine {
 
     /// `Effect.broadcast`: deliver into the live channel under `key`; dropped if none is live.
     func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
-        if case .channel(let live) = registry[key] {
+        if let last = lastBroadcast, last.live.liveness.isAlive, last.key == key {
+            deliver(value, into: last.live, key: key)
+        } else if case .channel(let live) = registry[key] {
+            lastBroadcast = (key, live)
             deliver(value, into: live, key: key)
         } else {
             counters.drops += 1
@@ -87,8 +90,18 @@ extension EffectEngine {
     }
 
     /// Delivers a value into a live instance, paced by the instance's delivery policy.
+    @inline(__always)
     func deliver(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
         cycleChanged = true
+        if case .immediate = live.delivery {
+            receive(value, into: live)
+        } else {
+            deliverPaced(value, into: live, key: key)
+        }
+    }
+
+    /// `deliver` for throttled and debounced channels (kept out of the immediate path).
+    private func deliverPaced(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
         switch live.delivery {
         case .immediate:
             receive(value, into: live)
@@ -122,6 +135,7 @@ extension EffectEngine {
         }
     }
 
+    @inline(__always)
     func receive(_ value: any Sendable, into live: LiveChannel) {
         guard let handler = live.handler else { return }
         if handler.receive(value) {

@@ -20,6 +20,10 @@ final class EffectEngine<Action: Sendable> {
     private var lastOrder: UInt64 = 0
     /// Whether the current reconcile cycle changed anything.
     var cycleChanged = false
+    /// The channel the last broadcast reached: a stream of broadcasts to one id then skips the
+    /// registry's hash lookup. Valid while that instance is alive — an instance leaves the
+    /// registry only through `cancel`, which ends its liveness.
+    var lastBroadcast: (key: AnyHashableSendable, live: LiveChannel)?
 
     init(clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, report: @escaping @Sendable (StoreDiagnostic) -> Void) {
         self.clock = clock
@@ -54,18 +58,19 @@ final class EffectEngine<Action: Sendable> {
     }
 
     func schedule(_ component: EffectComponent<Action>) {
-        let scheduling = component.scheduling
-        if scheduling.cancelsOnly {
-            if let id = scheduling.id { cancel(id, reason: "cancel(id:)") }
+        // Fields are read where they are used: a broadcast (one per message on a busy channel)
+        // then never copies the scheduling or the value.
+        if component.scheduling.cancelsOnly {
+            if let id = component.scheduling.id { cancel(id, reason: "cancel(id:)") }
             return
         }
         switch component.kind {
         case .run(let subscribe):
-            scheduleRun(subscribe, scheduling)
+            scheduleRun(subscribe, component.scheduling)
         case .open(let channel):
-            scheduleOpen(channel, key: scheduling.id ?? channel.id)
+            scheduleOpen(channel, key: component.scheduling.id ?? channel.id)
         case .broadcast(let value):
-            guard let key = scheduling.id else { return }
+            guard let key = component.scheduling.id else { return }
             broadcast(value, into: key)
         }
     }
@@ -157,6 +162,7 @@ final class EffectEngine<Action: Sendable> {
             break
         case .channel(let live):
             live.liveness.end()
+            if lastBroadcast?.live === live { lastBroadcast = nil }   // do not keep it alive
             counters.cancels += 1
             cycleChanged = true
             live.stats.record(.cancelled(reason: reason), at: clock.now())
