@@ -1,7 +1,7 @@
 /// What a run measures, from the command line.
 ///
 /// `rexbench` runs the full set (about 2–3 minutes on 2 cores); `--quick` a reduced one
-/// (well under 30 s); `--only dispatch|reconcile|memory|wake` one section (for profiling).
+/// (well under 30 s); `--only dispatch|broadcast|reconcile|memory|wake` one section (for profiling).
 struct Configuration {
     var dispatchActions = 1_000_000
     var dispatchRuns = 5
@@ -17,10 +17,10 @@ struct Configuration {
     var sections: Set<Section> = Set(Section.allCases)
     var quick = false
 
-    enum Section: String, CaseIterable { case dispatch, reconcile, memory, wake }
+    enum Section: String, CaseIterable { case dispatch, broadcast, reconcile, memory, wake }
 
     static let usage = """
-        usage: rexbench [--quick] [--only dispatch|reconcile|memory|wake]
+        usage: rexbench [--quick] [--only dispatch|broadcast|reconcile|memory|wake]
         """
 
     init(arguments: [String]) throws {

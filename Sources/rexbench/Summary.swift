@@ -7,9 +7,10 @@ struct Summary {
 
     init() {}
 
-    mutating func add(_ target: String, goal: String, measured: String, reference: String, pass: Bool) {
-        table.add([target, goal, measured, reference, pass ? "PASS" : "MISS"])
-        if !pass { misses += 1 }
+    /// One row; `pass` nil for a figure without a target.
+    mutating func add(_ target: String, goal: String, measured: String, reference: String, pass: Bool?) {
+        table.add([target, goal, measured, reference, pass.map { $0 ? "PASS" : "MISS" } ?? "–"])
+        if pass == false { misses += 1 }
     }
 
     mutating func dispatch(_ results: [(DispatchBenchmark.Mode, Sample)]) {
@@ -19,6 +20,11 @@ struct Summary {
                 measured: "\(Format.rate(sample.median))/s", reference: "~0.8 M/s", pass: sample.median >= 4e6
             )
         }
+    }
+
+    /// Broadcasts have no target of their own; listed for the node's publish path.
+    mutating func broadcast(_ sample: Sample) {
+        add("broadcast into a channel", goal: "–", measured: "\(Format.rate(sample.median))/s", reference: "–", pass: nil)
     }
 
     /// The reconcile targets are judged on the reconcile itself (diff + apply), which the

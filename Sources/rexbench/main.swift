@@ -1,7 +1,7 @@
 import Foundation
 
 // rexbench — SwiftRex performance figures: dispatch throughput, reconcile cost, memory per channel.
-// Run with `swift run -c release rexbench [--quick] [--only dispatch|reconcile|memory|wake]`.
+// Run with `swift run -c release rexbench [--quick] [--only dispatch|broadcast|reconcile|memory|wake]`.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -29,6 +29,9 @@ var summary = Summary()
 
 if configuration.sections.contains(.dispatch) {
     summary.dispatch(await DispatchBenchmark.runAll(actions: configuration.dispatchActions, runs: configuration.dispatchRuns))
+}
+if configuration.sections.contains(.broadcast) {
+    summary.broadcast(await BroadcastBenchmark.runAll(actions: configuration.dispatchActions, runs: configuration.dispatchRuns))
 }
 if configuration.sections.contains(.reconcile) {
     summary.reconcile(await ReconcileBenchmark.runAll(

@@ -33,9 +33,12 @@ final class Mailbox<Action: Sendable>: Sendable {
 
     private let queue = Mutex(Queue())
     private let scheduleDrain: @Sendable () -> Void
-    /// The thread currently draining (0 when none) and the depth of the action it processes.
+    /// The thread currently draining (0 when none) and the feedback depth of the action it
+    /// processes (-1 between actions: what is sent then starts at depth 0). Written when a drain
+    /// starts and ends and when the depth changes — not per action, since every `dispatch` from
+    /// another thread reads them.
     private let drainingThread = Atomic<UInt>(0)
-    private let currentDepth = Atomic<Int>(0)
+    private let currentDepth = Atomic<Int>(-1)
 
     init(scheduleDrain: @escaping @Sendable () -> Void) {
         self.scheduleDrain = scheduleDrain
@@ -61,9 +64,10 @@ final class Mailbox<Action: Sendable>: Sendable {
     /// executor processes another one is one hop deeper than that action.
     @discardableResult
     func enqueueAction(_ action: consuming DispatchedAction<Action>, liveness: Liveness?) -> Bool {
-        let depth = drainingThread.load(ordering: .relaxed) == Self.currentThread
-            ? currentDepth.load(ordering: .relaxed) + 1
-            : 0
+        var depth = 0
+        if drainingThread.load(ordering: .relaxed) == Self.currentThread {
+            depth = max(currentDepth.load(ordering: .relaxed) + 1, 0)
+        }
         return enqueue(.action(action, liveness: liveness, depth: depth))
     }
 
@@ -91,12 +95,18 @@ final class Mailbox<Action: Sendable>: Sendable {
         }
     }
 
-    func beginProcessing(depth: Int) {
-        currentDepth.store(depth, ordering: .relaxed)
+    /// The calling thread starts draining; nothing is being processed yet.
+    func beginDrain() {
+        currentDepth.store(-1, ordering: .relaxed)
         drainingThread.store(Self.currentThread, ordering: .relaxed)
     }
 
-    func endProcessing() {
+    /// The draining thread now processes something `depth` hops deep (-1: not an action).
+    func setProcessingDepth(_ depth: Int) {
+        currentDepth.store(depth, ordering: .relaxed)
+    }
+
+    func endDrain() {
         drainingThread.store(0, ordering: .relaxed)
     }
 

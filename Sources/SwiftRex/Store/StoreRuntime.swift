@@ -79,6 +79,15 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
 
     /// Processes everything queued, batch by batch, until the mailbox is empty.
     func drain() {
+        mailbox.beginDrain()
+        // The depth the mailbox was last told; it is told again only when it changes.
+        var toldDepth = -1
+        func processing(depth: Int) {
+            if depth != toldDepth {
+                mailbox.setProcessingDepth(depth)
+                toldDepth = depth
+            }
+        }
         while true {
             mailbox.takeAll(swappingWith: &spare)
             if spare.isEmpty { break }
@@ -111,22 +120,24 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
                         continue
                     }
                     batchDepth = max(batchDepth, depth)
-                    mailbox.beginProcessing(depth: depth)
+                    processing(depth: depth)
                     if process(dispatched, in: &context, reducer: reducer, producer: producer) { mutated = true }
-                    mailbox.endProcessing()
                 case .completed(let key, let generation):
+                    processing(depth: -1)
                     engine.completed(key: key, generation: generation)
                 case .timersDue:
+                    processing(depth: -1)
                     engine.fireDueTimers()
                 case .reconcile:
                     reconcileRequested = true
                 }
             }
             storedState = context.state
-            mailbox.beginProcessing(depth: batchDepth)
+            processing(depth: batchDepth)
             finishBatch(mutated: mutated, reconcile: mutated || reconcileRequested)
-            mailbox.endProcessing()
+            processing(depth: -1)
         }
+        mailbox.endDrain()
         resumeIdleWaitersIfIdle()
     }
 
@@ -205,12 +216,13 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
     /// Processes `action` as one batch, bypassing the mailbox (the test kit's `send`).
     func processAsBatch(_ dispatched: DispatchedAction<Action>) -> (before: State, after: State) {
         let before = state
-        mailbox.beginProcessing(depth: 0)
+        mailbox.beginDrain()
+        mailbox.setProcessingDepth(0)
         var context = ProduceContext(state: storedState.take().unsafelyUnwrapped, environment: environment)
         let mutated = process(dispatched, in: &context, reducer: behavior.reducer, producer: behavior.producer)
         storedState = context.state
         finishBatch(mutated: mutated, reconcile: mutated)
-        mailbox.endProcessing()
+        mailbox.endDrain()
         return (before, state)
     }
 
