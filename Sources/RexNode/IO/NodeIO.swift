@@ -65,6 +65,9 @@ final class NodeIO {
     private var prefixTargets: [RouteTarget] = []
     /// Targets given messages during the current read of a socket, handed on when it ends.
     private var filled: [RouteTarget] = []
+    /// The last topic and sender strings received, reused while they repeat.
+    private var topics = StringReuse()
+    private var senders = StringReuse()
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
     private var lastPublished: (topic: String, index: [String: UInt64].Index)?
@@ -310,7 +313,7 @@ final class NodeIO {
         for _ in 0..<4096 {
             let message: Received??
             do {
-                message = try socket.tryReceive { frames in WireMessage.parse(frames) }
+                message = try socket.tryReceive { frames in WireMessage.parse(frames, topics: &topics, senders: &senders) }
             } catch {
                 log.error("receive_failed", ["error": "\(error)"])
                 return

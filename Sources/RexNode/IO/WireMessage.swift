@@ -46,8 +46,9 @@ enum WireMessage {
         return offset + digits
     }
 
-    /// Parses two frames; nil when they do not follow the format.
-    static func parse(_ frames: ZMQFrames) -> Received? {
+    /// Parses two frames; nil when they do not follow the format. Topic and sender strings come
+    /// from `topics` and `senders`, which reuse the previous message's when the bytes repeat.
+    static func parse(_ frames: ZMQFrames, topics: inout StringReuse, senders: inout StringReuse) -> Received? {
         guard frames.count == 2 else { return nil }
         let head = frames[0]
         guard let nul = head.firstIndex(of: 0) else { return nil }
@@ -59,8 +60,8 @@ enum WireMessage {
             sequence = sequence &* 10 &+ UInt64(byte - 48)
         }
         return Received(
-            topic: String(decoding: UnsafeRawBufferPointer(rebasing: head[..<nul]), as: UTF8.self),
-            sender: String(decoding: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<space]), as: UTF8.self),
+            topic: topics.string(for: UnsafeRawBufferPointer(rebasing: head[..<nul])),
+            sender: senders.string(for: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<space])),
             sequence: sequence,
             value: String(decoding: frames[1], as: UTF8.self)
         )
