@@ -18,10 +18,11 @@ extension EffectEngine {
 
     /// `Effect.broadcast`: deliver into the live channel under `key`; dropped if none is live.
     func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
-        if let last = lastBroadcast, last.live.liveness.isAlive, last.key == key {
-            deliver(value, into: last.live, key: key)
+        if let live = lastBroadcastLive, live.liveness.isAlive, lastBroadcastKey == key {
+            deliver(value, into: live, key: key)
         } else if case .channel(let live) = registry[key] {
-            lastBroadcast = (key, live)
+            lastBroadcastLive = live
+            lastBroadcastKey = key
             deliver(value, into: live, key: key)
         } else {
             counters.drops += 1

@@ -20,10 +20,12 @@ final class EffectEngine<Action: Sendable> {
     private var lastOrder: UInt64 = 0
     /// Whether the current reconcile cycle changed anything.
     var cycleChanged = false
-    /// The channel the last broadcast reached: a stream of broadcasts to one id then skips the
-    /// registry's hash lookup. Valid while that instance is alive — an instance leaves the
-    /// registry only through `cancel`, which ends its liveness.
-    var lastBroadcast: (key: AnyHashableSendable, live: LiveChannel)?
+    /// The channel the last broadcast reached, and its id: a stream of broadcasts to one id then
+    /// skips the registry's hash lookup. Valid while that instance is alive — an instance leaves
+    /// the registry only through `cancel`, which ends its liveness. Two fields, not a tuple:
+    /// reading a tuple out of an optional copies (and retains) both halves per broadcast.
+    var lastBroadcastLive: LiveChannel?
+    var lastBroadcastKey: AnyHashableSendable?
 
     init(clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, report: @escaping @Sendable (StoreDiagnostic) -> Void) {
         self.clock = clock
@@ -45,9 +47,11 @@ final class EffectEngine<Action: Sendable> {
     // MARK: - Action-driven effects
 
     /// Schedules every component of an effect produced for an action.
-    func schedule(_ effect: Effect<Action>) {
-        // Switching on the storage borrows the components; iterating the collection would copy each.
-        switch effect.components.storage {
+    func schedule(_ effect: consuming Effect<Action>) {
+        // Consumed and switched with `consume`: the components move out of the effect. A switch
+        // over a borrowed effect copied its storage first (a retain of every value it holds).
+        let storage = (consume effect).components.storage
+        switch consume storage {
         case .none:
             return
         case .one(let component):
@@ -57,7 +61,7 @@ final class EffectEngine<Action: Sendable> {
         }
     }
 
-    func schedule(_ component: EffectComponent<Action>) {
+    func schedule(_ component: borrowing EffectComponent<Action>) {
         // Fields are read where they are used: a broadcast (one per message on a busy channel)
         // then never copies the scheduling or the value.
         if component.scheduling.cancelsOnly {
@@ -162,7 +166,10 @@ final class EffectEngine<Action: Sendable> {
             break
         case .channel(let live):
             live.liveness.end()
-            if lastBroadcast?.live === live { lastBroadcast = nil }   // do not keep it alive
+            if lastBroadcastLive === live {   // do not keep it alive
+                lastBroadcastLive = nil
+                lastBroadcastKey = nil
+            }
             counters.cancels += 1
             cycleChanged = true
             live.stats.record(.cancelled(reason: reason), at: clock.now())

@@ -153,8 +153,9 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
             reducer(dispatched.action, &context.state)
         }
         if let producer {
-            let effect = producer(dispatched.action, context)
-            if !effect.isEmpty { engine.schedule(effect) }
+            // Handed straight to the engine (which skips an empty effect): checking `isEmpty`
+            // here first kept the effect alive across two uses and copied it.
+            engine.schedule(producer(dispatched.action, context))
         }
         return reduces
     }
