@@ -342,7 +342,8 @@ final class NodeIO {
         }
         for target in targets { collect(message, into: target) }
         let prefixes = self.prefixes
-        for index in prefixes.indices where message.topic.hasPrefix(prefixes[index]) {
+        // Byte prefixes, as libzmq matches subscriptions (and cheaper than `hasPrefix`).
+        for index in prefixes.indices where message.topic.utf8.starts(with: prefixes[index].utf8) {
             collect(message, into: prefixTargets[index])
         }
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The last string decoded from a field of received messages, handed out again while the same
 /// bytes keep arriving — a stream of one topic from one sender is the common case — so those
 /// bytes are compared rather than validated and decoded into a new string per message.
@@ -7,9 +13,14 @@ struct StringReuse {
 
     /// The string for `raw` (UTF-8; invalid sequences repaired as `String(decoding:)` does).
     mutating func string(for raw: UnsafeRawBufferPointer) -> String {
-        if raw.count == bytes.count, raw.elementsEqual(bytes) { return string }
+        if raw.count == bytes.count, bytes.withUnsafeBytes({ Self.same($0, raw) }) { return string }
         bytes = Array(raw)
         string = String(decoding: raw, as: UTF8.self)
         return string
+    }
+
+    private static func same(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return lhs.count == rhs.count }
+        return memcmp(left, right, lhs.count) == 0
     }
 }
