@@ -116,6 +116,35 @@ import SwiftRexTesting
         await store.finish()
     }
 
+    @Test func aBroadcastRightAfterARecreateReachesTheNewInstanceOnly() async {
+        // No failed lookup in between: the instance the last broadcast reached was replaced
+        // under the same id, and each instance logs under its own reset key.
+        enum Action: Sendable, Equatable { case key(Int), send(Int) }
+        let log = Recorder()
+        let behavior = Behavior<Action, Int, Void>
+            .reduce { action, key in if case .key(let new) = action { key = new } }
+            .produce { action, _ in
+                guard case .send(let value) = action else { return .empty }
+                return .broadcast(value, channel: "c")
+            }
+            .supervise { key in
+                Supervision { _ in
+                    key == 0 ? [] : [Channel(id: "c", lifetime: .ephemeral(resetKey: key)) { _ in
+                        log.log("open k\(key)")
+                        return ChannelHandler(receive: { (value: Int) in log.log("recv k\(key) \(value)") }, cancel: { log.log("cancel k\(key)") })
+                    }]
+                }
+            }
+        let store = TestStore(initial: 1, behavior: behavior, environment: (), clock: clock)
+        await store.send(.send(1))
+        await store.send(.key(2)) { $0 = 2 }
+        await store.send(.send(2))
+        await store.send(.send(3))
+        #expect(log.log == ["open k1", "recv k1 1", "cancel k1", "open k2", "recv k2 2", "recv k2 3"])
+        await store.send(.key(0)) { $0 = 0 }   // key 0: no channel
+        await store.finish()
+    }
+
     @Test func throttleDropsInsideTheWindowAndDedupComparesWithTheLastReconciledValue() async {
         let store = makeStore()
         let spec = { (value: Int) in ChannelSpec(value: value, delivery: .throttle(.seconds(1))) }

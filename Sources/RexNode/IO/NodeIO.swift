@@ -15,6 +15,8 @@ final class NodeIO {
         var socketsOpen = 0
         /// Dedicated SUB sockets created so far (each follow `from` a peer, and each recreate).
         var socketsCreated = 0
+        /// The most messages ever waiting in the outbox at once.
+        var outboxPeak = 0
     }
 
     /// One delivery target for messages matching a pattern.
@@ -160,6 +162,7 @@ final class NodeIO {
             sequences[topic] = sequence     // an insertion: indices taken before it are stale
             lastPublished = nil
         }
+        if outbox.count > tally.outboxPeak { tally.outboxPeak = outbox.count }
         if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
     }
 
@@ -168,28 +171,38 @@ final class NodeIO {
     static let outboxByteLimit = 256 * 1024
 
     /// Hands every queued message to libzmq, in order; a full queue counts as an HWM drop.
-    /// Runs at the end of every reactor turn, and before counters are read.
+    /// Runs at the end of every reactor turn, when the outbox reaches its limits, before the
+    /// counters are read and when the node closes.
     func flush() {
         guard !outbox.isEmpty else { return }
         var published = 0
         var dropped = 0
+        var failure: (error: any Error, head: [UInt8], unsent: Int)?
         let publisher = self.publisher
-        let log = self.log
         outbox.drain { head, value in
+            // After a failed send (the socket or context is going away) nothing more is sent:
+            // a value frame must never follow an unfinished message.
+            if failure != nil {
+                failure!.unsent += 1
+                return
+            }
             do {
                 guard try publisher.send(head, flags: [.more, .dontWait]) else {
                     dropped += 1
                     return
                 }
-                _ = try publisher.send(value, flags: [.dontWait])
+                _ = try publisher.send(value, flags: [.dontWait])   // accepted with its head
                 published += 1
             } catch {
-                log.error("publish_failed", ["error": "\(error)"])
-                dropped += 1
+                failure = (error, Array(head), 1)
             }
         }
         tally.published += published
         tally.hwmDrops += dropped
+        if let failure {
+            let topic = String(decoding: failure.head.prefix { $0 != 0 }, as: UTF8.self)
+            log.error("publish_failed", ["topic": topic, "error": "\(failure.error)", "unsent": "\(failure.unsent)"])
+        }
     }
 
     // MARK: - Shared subscriptions
@@ -353,8 +366,8 @@ final class NodeIO {
         target.pending.append(message)
     }
 
-    /// Hands each target the messages this read brought it. A target whose route was removed
-    /// meanwhile still gets them: they arrived while it was subscribed.
+    /// Hands each target the messages this read brought it (nothing in a read runs channel or
+    /// store code, so no route changes while messages wait here).
     private func handOn() {
         guard !filled.isEmpty else { return }
         for target in filled { target.handOn() }

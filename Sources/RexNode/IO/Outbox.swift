@@ -12,8 +12,10 @@ struct Outbox: ~Copyable {
     private var used = 0
     /// Messages waiting.
     private(set) var count = 0
+    private let initialCapacity: Int
 
     init(capacity: Int = 16 * 1024) {
+        initialCapacity = capacity
         storage = .allocate(byteCount: capacity, alignment: MemoryLayout<UInt32>.alignment)
     }
 
@@ -31,9 +33,11 @@ struct Outbox: ~Copyable {
     mutating func append(
         headCapacity: Int, value: UnsafeRawBufferPointer, encodeHead: (UnsafeMutableRawBufferPointer) -> Int
     ) {
+        precondition(value.count <= Int(UInt32.max), "a message value of \(value.count) bytes does not fit the outbox")
         reserve(2 * MemoryLayout<UInt32>.size + headCapacity + value.count)
         let headStart = used + MemoryLayout<UInt32>.size
         let headLength = encodeHead(UnsafeMutableRawBufferPointer(rebasing: storage[headStart..<(headStart + headCapacity)]))
+        precondition(headLength >= 0 && headLength <= headCapacity, "a head frame overran its reserved space")
         storage.storeBytes(of: UInt32(truncatingIfNeeded: headLength), toByteOffset: used, as: UInt32.self)
         var offset = headStart + headLength
         storage.storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: offset, as: UInt32.self)
@@ -46,7 +50,7 @@ struct Outbox: ~Copyable {
     }
 
     /// Calls `body` with each message's head and value, oldest first, then empties the outbox
-    /// (keeping its capacity).
+    /// (keeping its capacity, unless one large burst grew it past `retainedCapacity`).
     mutating func drain(_ body: (_ head: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) {
         let base = UnsafeRawBufferPointer(storage)
         var offset = 0
@@ -63,7 +67,14 @@ struct Outbox: ~Copyable {
         }
         used = 0
         count = 0
+        if storage.count > Self.retainedCapacity {
+            storage.deallocate()
+            storage = .allocate(byteCount: initialCapacity, alignment: MemoryLayout<UInt32>.alignment)
+        }
     }
+
+    /// Beyond this, the space a burst needed is given back after it was sent.
+    static let retainedCapacity = 1 << 20
 
     private mutating func reserve(_ extra: Int) {
         guard used + extra > storage.count else { return }

@@ -132,7 +132,8 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
 
     /// Calls `body` at the end of every turn of the loop (after the queued jobs and due timers,
     /// before it polls or blocks), on the reactor thread: where work buffered during the turn is
-    /// handed on, such as a node's published messages.
+    /// handed on, such as a node's published messages. Hooks stop with the loop: work that runs
+    /// after it (on the retired queue) must not leave anything buffered for them.
     public func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
         checkIsolated()
         return loop.addTurnEndHook(body)

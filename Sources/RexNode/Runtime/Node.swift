@@ -127,6 +127,13 @@ public final class Node: Sendable {
         return (try? reactor.sync { (io.value.counters.published, io.value.counters.received, io.value.counters.hwmDrops) }) ?? (0, 0, 0)
     }
 
+    /// The most published messages ever waiting in the outbox at once (it must stay within
+    /// `NodeIO.outboxLimit`).
+    func outboxPeak() -> Int {
+        let io = self.io
+        return (try? reactor.sync { io.value.counters.outboxPeak }) ?? 0
+    }
+
     /// The node's state as of its last processed batch.
     public var state: NodeState { store.state }
 

@@ -34,9 +34,9 @@ final class Mailbox<Action: Sendable>: Sendable {
     private let queue = Mutex(Queue())
     private let scheduleDrain: @Sendable () -> Void
     /// The thread currently draining (0 when none) and the feedback depth of the action it
-    /// processes (-1 between actions: what is sent then starts at depth 0). Written when a drain
-    /// starts and ends and when the depth changes — not per action, since every `dispatch` from
-    /// another thread reads them.
+    /// processes (-1 while it processes no action — a completion, a timer, a diagnostic — so
+    /// what is sent then starts at depth 0). Written when a drain starts and ends and when the
+    /// depth changes, not per action: every `dispatch` from another thread reads them.
     private let drainingThread = Atomic<UInt>(0)
     private let currentDepth = Atomic<Int>(-1)
 

@@ -113,6 +113,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
                         }
                     }
                     if depth > runawayThreshold {
+                        processing(depth: -1)   // what the diagnostic handler sends starts afresh
                         report(StoreDiagnostic(
                             kind: .runawayActionLoop,
                             message: "action \(dispatched.action) from \(dispatched.source) is \(depth) synchronous hops deep (threshold \(runawayThreshold)); it was dropped"
