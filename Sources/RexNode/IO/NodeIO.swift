@@ -59,7 +59,8 @@ final class NodeIO {
     private var exactTargets: [String: [RouteTarget]] = [:]
     /// The last topic routed and its targets: a stream of one topic is then routed with a string
     /// comparison instead of a hash lookup per message. Cleared whenever the routes change.
-    private var lastRouted: (topic: String, targets: [RouteTarget])?
+    private var lastRoutedTopic: String?
+    private var lastRoutedTargets: [RouteTarget] = []
     private var prefixRoutes: [UInt64] = []
     /// `prefixRoutes` resolved to their prefixes and targets, side by side (read per message: a
     /// target is only touched when its prefix matches).
@@ -72,7 +73,10 @@ final class NodeIO {
     private var senders = StringReuse()
     private var subscriptionCounts: [[UInt8]: Int] = [:]
     private var sequences: [String: UInt64] = [:]
-    private var lastPublished: (topic: String, index: [String: UInt64].Index)?
+    // The last topic published and its index in `sequences` (two fields: reading a tuple out of
+    // an optional copies both halves).
+    private var lastPublishedTopic = ""
+    private var lastPublishedIndex: [String: UInt64].Index?
     private var dedicated: [UInt64: Dedicated] = [:]
     private var connected: [String: Int] = [:]
     private var nextID: UInt64 = 0
@@ -141,26 +145,25 @@ final class NodeIO {
         // The last topic's index is kept (values-only writes keep dictionary indices valid), so a
         // stream of one topic costs a string comparison here, not a hash lookup per message.
         let index: [String: UInt64].Index?
-        if let last = lastPublished, last.topic == topic {
-            index = last.index
+        if lastPublishedIndex != nil, lastPublishedTopic == topic {
+            index = lastPublishedIndex
         } else {
             index = sequences.index(forKey: topic)
         }
         let sequence = (index.map { sequences.values[$0] } ?? 0) &+ 1
-        var value = value
-        value.withUTF8 { bytes in
-            outbox.append(
-                headCapacity: WireMessage.headCapacity(topic: topic, sender: nodeID), value: UnsafeRawBufferPointer(bytes)
-            ) { head in
+        let nodeID = self.nodeID
+        value.withUTF8Bytes { bytes in
+            outbox.append(headCapacity: WireMessage.headCapacity(topic: topic, sender: nodeID), value: bytes) { head in
                 WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: head)
             }
         }
         if let index {
             sequences.values[index] = sequence
-            lastPublished = (topic, index)
+            lastPublishedTopic = topic
+            lastPublishedIndex = index
         } else {
             sequences[topic] = sequence     // an insertion: indices taken before it are stale
-            lastPublished = nil
+            lastPublishedIndex = nil
         }
         if outbox.count > tally.outboxPeak { tally.outboxPeak = outbox.count }
         if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
@@ -249,7 +252,7 @@ final class NodeIO {
     }
 
     private func resolveTargets(_ topic: String) {
-        lastRouted = nil
+        lastRoutedTopic = nil
         exactTargets[topic] = exactRoutes[topic]?.compactMap { routes[$0]?.target }
     }
 
@@ -346,14 +349,11 @@ final class NodeIO {
     }
 
     private func route(_ message: Received) {
-        let targets: [RouteTarget]
-        if let last = lastRouted, last.topic == message.topic {
-            targets = last.targets
-        } else {
-            targets = exactTargets[message.topic] ?? []
-            lastRouted = (message.topic, targets)
+        if lastRoutedTopic != message.topic {
+            lastRoutedTargets = exactTargets[message.topic] ?? []
+            lastRoutedTopic = message.topic
         }
-        for target in targets { collect(message, into: target) }
+        for target in lastRoutedTargets { collect(message, into: target) }
         let prefixes = self.prefixes
         // Byte prefixes, as libzmq matches subscriptions (and cheaper than `hasPrefix`).
         for index in prefixes.indices where message.topic.utf8.starts(with: prefixes[index].utf8) {

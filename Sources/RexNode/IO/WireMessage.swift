@@ -20,9 +20,8 @@ enum WireMessage {
     static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var offset = 0
         func append(_ string: String) {
-            var string = string
-            string.withUTF8 { bytes in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+            string.withUTF8Bytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: bytes)
                 offset += bytes.count
             }
         }
@@ -65,5 +64,17 @@ enum WireMessage {
             sequence: sequence,
             value: String(decoding: frames[1], as: UTF8.self)
         )
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes, in place when it stores them contiguously
+    /// (native and small strings) — no copy of the string, unlike `withUTF8` on a `var` copy.
+    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        var copy = self
+        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -18,8 +18,9 @@ extension EffectEngine {
 
     /// `Effect.broadcast`: deliver into the live channel under `key`; dropped if none is live.
     func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
-        if let live = lastBroadcastLive, live.liveness.isAlive, lastBroadcastKey == key {
-            deliver(value, into: live, key: key)
+        if let cached = lastBroadcastReference, lastBroadcastKey == key,
+           cached._withUnsafeGuaranteedRef({ $0.liveness.isAlive }) {
+            cached._withUnsafeGuaranteedRef { deliver(value, into: $0, key: key) }
         } else if case .channel(let live) = registry[key] {
             lastBroadcastLive = live
             lastBroadcastKey = key

@@ -24,7 +24,12 @@ final class EffectEngine<Action: Sendable> {
     /// skips the registry's hash lookup. Valid while that instance is alive — an instance leaves
     /// the registry only through `cancel`, which ends its liveness. Two fields, not a tuple:
     /// reading a tuple out of an optional copies (and retains) both halves per broadcast.
-    var lastBroadcastLive: LiveChannel?
+    var lastBroadcastLive: LiveChannel? {
+        didSet { lastBroadcastReference = lastBroadcastLive.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `lastBroadcastLive` again, for use without a retain and release per broadcast (it owns
+    /// the instance, so this reference stays valid while it is set).
+    private(set) var lastBroadcastReference: Unmanaged<LiveChannel>?
     var lastBroadcastKey: AnyHashableSendable?
 
     init(clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, report: @escaping @Sendable (StoreDiagnostic) -> Void) {
