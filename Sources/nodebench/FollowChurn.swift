@@ -13,6 +13,8 @@ import SwiftRex
 ///   was cancelled, the new one opened);
 /// - sync `publisher` (strict, default): in addition, `p`'s publisher has seen every new
 ///   subscription of the round.
+/// The benchmark thread waits for `f`'s round through the store's observer (`StateWatch`), not
+/// by spinning, so it takes no CPU from the two nodes while it waits.
 /// The rate is changes / time until the last round counted. Then the leak checks: keep-set
 /// opens − cancels == live channels, recreates == changes, socket and fd counts back to their
 /// values before the churn, and back to their values before the follows after unfollowing all.
@@ -33,9 +35,12 @@ enum FollowChurn {
         func topic(_ index: Int, _ round: Int) -> String { "c.\(index).\(round)" }
         let last = names[follows - 1]
 
+        let watch = StateWatch<NodeState>()
+        let observation = f.store.observe { watch.observe($0) }
+        defer { observation.cancel() }
         func roundDone(_ round: Int) -> Bool {
             let want = topic(follows - 1, round)
-            guard waitUntil(timeout: 10, { f.state.follows[last]?.topic == want }) else { return false }
+            guard watch.wait(until: { $0.follows[last]?.topic == want }, current: { f.state }, timeout: 10) else { return false }
             guard sync == .publisher else { return true }
             let topics = Set((0..<follows).map { topic($0, round) })
             return waitUntil(timeout: 10, pause: 20) { p.publisherSubscriptions().isSuperset(of: topics) }
