@@ -113,6 +113,32 @@ import SwiftRex
         await n1.stop()
     }
 
+    @Test func aPrefixFollowJoiningOrLeavingMidStreamGetsExactlyTheMessagesAfterIt() async throws {
+        // A topic's targets (exact and prefix) are cached while a stream stays on that topic:
+        // adding or removing a prefix route must reset that cache.
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
+        n2.dispatch(.follow(name: "exact", topic: "s.x", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().contains("s.x") })
+        for n in 1...3 { n1.dispatch(.publish(topic: "s.x", payload: "m\(n)")) }
+        #expect(await eventually { n2.state.follows["exact"]?.count == 3 })
+
+        n2.dispatch(.follow(name: "all", topic: "s.*", from: nil))
+        #expect(await eventually { (await n2.store.keep()).channels.contains { "\($0.id)" == "follow[all]" && $0.status == .live } })
+        #expect(await eventually { n1.publisherSubscriptions().contains("s.*") })
+        for n in 4...5 { n1.dispatch(.publish(topic: "s.x", payload: "m\(n)")) }
+        #expect(await eventually { n2.state.follows["all"]?.count == 2 && n2.state.follows["exact"]?.count == 5 })
+        #expect(n2.state.follows["all"]?.lastValue == "m5")
+
+        n2.dispatch(.unfollow(name: "all"))
+        #expect(await eventually { (await n2.store.keep()).channels.allSatisfy { "\($0.id)" != "follow[all]" } })
+        n1.dispatch(.publish(topic: "s.x", payload: "m6"))
+        #expect(await eventually { n2.state.follows["exact"]?.count == 6 })
+        #expect(n2.state.follows["all"] == nil)
+        await n2.stop()
+        await n1.stop()
+    }
+
     @Test func aBurstOfSetsPublishesAtMostTwoMessagesAndTheLastValueArrives() async throws {
         let n1 = try startNode("n1", feedIntervalMs: 100)
         let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])

@@ -57,8 +57,9 @@ final class NodeIO {
     private var exactRoutes: [String: [UInt64]] = [:]
     /// The targets of `exactRoutes`, resolved once per route change rather than per message.
     private var exactTargets: [String: [RouteTarget]] = [:]
-    /// The last topic routed and its targets: a stream of one topic is then routed with a string
-    /// comparison instead of a hash lookup per message. Cleared whenever the routes change.
+    /// The last topic routed and all its targets (exact and prefix): a stream of one topic is then
+    /// routed with a string comparison instead of a hash lookup and prefix checks per message.
+    /// Cleared whenever the routes change.
     private var lastRoutedTopic: String?
     private var lastRoutedTargets: [RouteTarget] = []
     private var prefixRoutes: [UInt64] = []
@@ -257,6 +258,7 @@ final class NodeIO {
     }
 
     private func resolvePrefixTargets() {
+        lastRoutedTopic = nil
         prefixes.removeAll()
         prefixTargets.removeAll()
         for id in prefixRoutes {
@@ -348,20 +350,30 @@ final class NodeIO {
         }
     }
 
-    private func route(_ message: Received) {
+    /// Every target of a topic — exact routes and matching prefixes — is resolved once per topic
+    /// change and reused while the stream stays on that topic; a message with one target moves
+    /// into it without a copy.
+    private func route(_ message: consuming Received) {
         if lastRoutedTopic != message.topic {
-            lastRoutedTargets = exactTargets[message.topic] ?? []
+            var targets = exactTargets[message.topic] ?? []
+            // Byte prefixes, as libzmq matches subscriptions.
+            for index in prefixes.indices where message.topic.utf8.starts(with: prefixes[index].utf8) {
+                targets.append(prefixTargets[index])
+            }
+            lastRoutedTargets = targets
             lastRoutedTopic = message.topic
         }
-        for target in lastRoutedTargets { collect(message, into: target) }
-        let prefixes = self.prefixes
-        // Byte prefixes, as libzmq matches subscriptions (and cheaper than `hasPrefix`).
-        for index in prefixes.indices where message.topic.utf8.starts(with: prefixes[index].utf8) {
-            collect(message, into: prefixTargets[index])
+        switch lastRoutedTargets.count {
+        case 0:
+            return
+        case 1:
+            collect(message, into: lastRoutedTargets[0])
+        default:
+            for target in lastRoutedTargets { collect(copy message, into: target) }
         }
     }
 
-    private func collect(_ message: Received, into target: RouteTarget) {
+    private func collect(_ message: consuming Received, into target: RouteTarget) {
         if target.pending.isEmpty { filled.append(target) }
         target.pending.append(message)
     }
