@@ -73,11 +73,12 @@ final class NodeIO {
     private var topics = StringReuse()
     private var senders = StringReuse()
     private var subscriptionCounts: [[UInt8]: Int] = [:]
-    private var sequences: [String: UInt64] = [:]
+    /// Per published topic: the last sequence number and the head frame's fixed part.
+    private var sequences: [String: TopicOutput] = [:]
     // The last topic published and its index in `sequences` (two fields: reading a tuple out of
     // an optional copies both halves).
     private var lastPublishedTopic = ""
-    private var lastPublishedIndex: [String: UInt64].Index?
+    private var lastPublishedIndex: [String: TopicOutput].Index?
     private var dedicated: [UInt64: Dedicated] = [:]
     private var connected: [String: Int] = [:]
     private var nextID: UInt64 = 0
@@ -145,26 +146,27 @@ final class NodeIO {
     func publish(topic: String, value: String) {
         // The last topic's index is kept (values-only writes keep dictionary indices valid), so a
         // stream of one topic costs a string comparison here, not a hash lookup per message.
-        let index: [String: UInt64].Index?
-        if lastPublishedIndex != nil, lastPublishedTopic == topic {
-            index = lastPublishedIndex
+        let index: [String: TopicOutput].Index
+        if let last = lastPublishedIndex, lastPublishedTopic == topic {
+            index = last
+        } else if let found = sequences.index(forKey: topic) {
+            index = found
         } else {
-            index = sequences.index(forKey: topic)
+            // A new topic: an insertion, so indices taken before it are stale.
+            sequences[topic] = TopicOutput(sequence: 0, headPrefix: WireMessage.headPrefix(topic: topic, sender: nodeID))
+            index = sequences.index(forKey: topic)!
         }
-        let sequence = (index.map { sequences.values[$0] } ?? 0) &+ 1
-        let nodeID = self.nodeID
-        value.withUTF8Bytes { bytes in
-            outbox.append(headCapacity: WireMessage.headCapacity(topic: topic, sender: nodeID), value: bytes) { head in
-                WireMessage.encodeHead(topic: topic, sender: nodeID, sequence: sequence, into: head)
+        // Values-only writes keep dictionary indices valid.
+        sequences.values[index].sequence &+= 1
+        let sequence = sequences.values[index].sequence
+        lastPublishedTopic = topic
+        lastPublishedIndex = index
+        sequences.values[index].headPrefix.withUnsafeBytes { prefix in
+            value.withUTF8Bytes { bytes in
+                outbox.append(headCapacity: prefix.count + 20, value: bytes) { head in
+                    WireMessage.encodeHead(prefix: prefix, sequence: sequence, into: head)
+                }
             }
-        }
-        if let index {
-            sequences.values[index] = sequence
-            lastPublishedTopic = topic
-            lastPublishedIndex = index
-        } else {
-            sequences[topic] = sequence     // an insertion: indices taken before it are stale
-            lastPublishedIndex = nil
         }
         if outbox.count > tally.outboxPeak { tally.outboxPeak = outbox.count }
         if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
@@ -429,4 +431,11 @@ final class NodeIO {
         subscriber.close()
         tally.socketsOpen = 0
     }
+}
+
+/// What a node keeps per topic it publishes.
+struct TopicOutput {
+    var sequence: UInt64
+    /// `topic\0sender `: the first frame up to the sequence.
+    let headPrefix: [UInt8]
 }

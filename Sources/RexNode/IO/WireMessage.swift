@@ -12,25 +12,26 @@ enum WireMessage {
         topic.utf8.count + sender.utf8.count + 22
     }
 
+    /// The part of the first frame that stays the same for every message of one topic from one
+    /// sender: `topic\0sender ` (only the sequence follows).
+    static func headPrefix(topic: String, sender: String) -> [UInt8] {
+        Array(topic.utf8) + [0] + Array(sender.utf8) + [UInt8(ascii: " ")]
+    }
+
     /// Writes the first frame (`topic\0sender sequence`) at the start of `buffer`, which holds at
     /// least `headCapacity(topic:sender:)` bytes; returns the frame's length.
-    ///
-    /// Runs once per published message: each string is one memory copy of its UTF-8 bytes and
-    /// the digits are written in place, back to front.
     static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        var offset = 0
-        func append(_ string: String) {
-            string.withUTF8Bytes { bytes in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: bytes)
-                offset += bytes.count
-            }
-        }
-        append(topic)
-        buffer[offset] = 0
-        offset += 1
-        append(sender)
-        buffer[offset] = UInt8(ascii: " ")
-        offset += 1
+        headPrefix(topic: topic, sender: sender).withUnsafeBytes { encodeHead(prefix: $0, sequence: sequence, into: buffer) }
+    }
+
+    /// Writes `prefix` (from `headPrefix`) and the sequence's decimal digits at the start of
+    /// `buffer`, which holds at least `prefix.count + 20` bytes; returns the frame's length.
+    ///
+    /// Runs once per published message: one memory copy of the prefix, then the digits written
+    /// in place, back to front.
+    static func encodeHead(prefix: UnsafeRawBufferPointer, sequence: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[..<prefix.count]).copyMemory(from: prefix)
+        let offset = prefix.count
         var digits = 1
         var scale = sequence
         while scale >= 10 {
