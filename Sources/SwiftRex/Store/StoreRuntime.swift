@@ -149,16 +149,13 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         reducer: Behavior<Action, State, Environment>.Reduce?,
         producer: Behavior<Action, State, Environment>.Produce?
     ) -> Bool {
-        let reduces = reducer != nil
-        if let reducer {
-            reducer(dispatched.action, &context.state)
-        }
-        if let producer {
-            // Handed straight to the engine (which skips an empty effect): checking `isEmpty`
-            // here first kept the effect alive across two uses and copied it.
-            engine.schedule(producer(dispatched.action, context))
-        }
-        return reduces
+        // Called through optional chaining: an `if let` binding retained and released each
+        // closure's context per action.
+        reducer?(dispatched.action, &context.state)
+        // Handed straight to the engine (which skips an empty effect): checking `isEmpty` here
+        // first kept the effect alive across two uses and copied it.
+        if let effect = producer?(dispatched.action, context) { engine.schedule(effect) }
+        return reducer != nil
     }
 
     /// After a batch: evaluate supervise and reconcile once, then publish the state.
