@@ -4,24 +4,25 @@ import ZMQ
 
 /// The first frame of every message: `topic\0sender sequence`.
 @Suite struct WireMessageTests {
-    @Test(arguments: [UInt64(0), 7, 10, 99, 12_345, UInt64.max])
-    func headHoldsTopicSenderAndDecimalSequence(sequence: UInt64) {
-        let topic = "eu.prices"
-        let sender = "n1"
-        let capacity = WireMessage.headCapacity(topic: topic, sender: sender)
+    /// Encodes a head the way a node does: the topic's fixed prefix, then the sequence.
+    private func encodedHead(topic: String, sender: String, sequence: UInt64) -> (bytes: [UInt8], capacity: Int) {
+        let prefix = WireMessage.headPrefix(topic: topic, sender: sender)
+        let capacity = prefix.count + WireMessage.sequenceCapacity
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
         defer { buffer.deallocate() }
-        let length = WireMessage.encodeHead(topic: topic, sender: sender, sequence: sequence, into: buffer)
-        #expect(length <= capacity)
-        #expect(Array(buffer[..<length]) == Array("eu.prices\0n1 \(sequence)".utf8))
+        let length = prefix.withUnsafeBytes { WireMessage.encodeHead(prefix: $0, sequence: sequence, into: buffer) }
+        return (Array(buffer[..<length]), capacity)
+    }
+
+    @Test(arguments: [UInt64(0), 7, 10, 99, 12_345, UInt64.max])
+    func headHoldsTopicSenderAndDecimalSequence(sequence: UInt64) {
+        let head = encodedHead(topic: "eu.prices", sender: "n1", sequence: sequence)
+        #expect(head.bytes.count <= head.capacity)
+        #expect(head.bytes == Array("eu.prices\0n1 \(sequence)".utf8))
     }
 
     @Test func emptyAndMultibyteStringsAreCopiedByteForByte() {
-        let topic = "größe"
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireMessage.headCapacity(topic: topic, sender: ""), alignment: 1)
-        defer { buffer.deallocate() }
-        let length = WireMessage.encodeHead(topic: topic, sender: "", sequence: 3, into: buffer)
-        #expect(Array(buffer[..<length]) == Array("größe\0 3".utf8))
+        #expect(encodedHead(topic: "größe", sender: "", sequence: 3).bytes == Array("größe\0 3".utf8))
     }
 
     @Test func parsingReusesRepeatedTopicsAndSendersWithoutMixingThemUp() throws {

@@ -163,7 +163,7 @@ final class NodeIO {
         lastPublishedIndex = index
         sequences.values[index].headPrefix.withUnsafeBytes { prefix in
             value.withUTF8Bytes { bytes in
-                outbox.append(headCapacity: prefix.count + 20, value: bytes) { head in
+                outbox.append(headCapacity: prefix.count + WireMessage.sequenceCapacity, value: bytes) { head in
                     WireMessage.encodeHead(prefix: prefix, sequence: sequence, into: head)
                 }
             }

@@ -7,10 +7,8 @@ import ZMQ
 enum WireMessage {
     static let heartbeatPrefix = "$hb."
 
-    /// The most bytes `encodeHead` writes for these strings (a sequence has at most 20 digits).
-    static func headCapacity(topic: String, sender: String) -> Int {
-        topic.utf8.count + sender.utf8.count + 22
-    }
+    /// The most bytes `encodeHead` writes after its prefix: a `UInt64` has at most 20 digits.
+    static let sequenceCapacity = 20
 
     /// The part of the first frame that stays the same for every message of one topic from one
     /// sender: `topic\0sender ` (only the sequence follows).
@@ -18,14 +16,9 @@ enum WireMessage {
         Array(topic.utf8) + [0] + Array(sender.utf8) + [UInt8(ascii: " ")]
     }
 
-    /// Writes the first frame (`topic\0sender sequence`) at the start of `buffer`, which holds at
-    /// least `headCapacity(topic:sender:)` bytes; returns the frame's length.
-    static func encodeHead(topic: String, sender: String, sequence: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        headPrefix(topic: topic, sender: sender).withUnsafeBytes { encodeHead(prefix: $0, sequence: sequence, into: buffer) }
-    }
-
-    /// Writes `prefix` (from `headPrefix`) and the sequence's decimal digits at the start of
-    /// `buffer`, which holds at least `prefix.count + 20` bytes; returns the frame's length.
+    /// Writes the first frame — `prefix` (from `headPrefix`), then the sequence's decimal digits —
+    /// at the start of `buffer`, which holds at least `prefix.count + sequenceCapacity` bytes;
+    /// returns the frame's length.
     ///
     /// Runs once per published message: one memory copy of the prefix, then the digits written
     /// in place, back to front.
