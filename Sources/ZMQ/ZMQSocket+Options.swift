@@ -4,16 +4,26 @@ extension ZMQSocket {
     /// Sets a typed option; see ``ZMQSocketOption`` for the list. Set options before bind/connect.
     public func setOption<Value>(_ option: ZMQSocketOption<Value>, _ value: Value) throws(ZMQError) {
         let handle = try liveHandle("set \(option.label)")
-        var raw = option.encode(value)
-        _ = try ZMQCall.check("zmq_setsockopt", operation: "set \(option.label) = \(value) on \(kind) socket") {
-            zmq_setsockopt(handle, option.name, &raw, MemoryLayout<Int32>.size)
+        let encoded = option.encode(value)
+        let operation = "set \(option.label) = \(value) on \(kind) socket"
+        if option.isInt64 {
+            var raw = encoded
+            _ = try ZMQCall.check("zmq_setsockopt", operation: operation) {
+                zmq_setsockopt(handle, option.name, &raw, MemoryLayout<Int64>.size)
+            }
+        } else {
+            var raw = Int32(truncatingIfNeeded: encoded)
+            _ = try ZMQCall.check("zmq_setsockopt", operation: operation) {
+                zmq_setsockopt(handle, option.name, &raw, MemoryLayout<Int32>.size)
+            }
         }
     }
 
     /// Reads a typed option. Write-only options (router-mandatory, xpub-verbose) throw
     /// ``ZMQError/Code/invalidArgument``.
     public func option<Value>(_ option: ZMQSocketOption<Value>) throws(ZMQError) -> Value {
-        option.decode(try getInt32(option.name, label: option.label))
+        if option.isInt64 { return option.decode(try getInt64(option.name, label: option.label)) }
+        return option.decode(Int64(try getInt32(option.name, label: option.label)))
     }
 
     /// Adds a subscription: messages whose first frame starts with `prefix` are delivered
@@ -62,6 +72,16 @@ extension ZMQSocket {
         let handle = try liveHandle("get \(label)")
         var value: Int32 = 0
         var size = MemoryLayout<Int32>.size
+        _ = try ZMQCall.check("zmq_getsockopt", operation: "get \(label) on \(kind) socket") {
+            zmq_getsockopt(handle, name, &value, &size)
+        }
+        return value
+    }
+
+    private func getInt64(_ name: Int32, label: String) throws(ZMQError) -> Int64 {
+        let handle = try liveHandle("get \(label)")
+        var value: Int64 = 0
+        var size = MemoryLayout<Int64>.size
         _ = try ZMQCall.check("zmq_getsockopt", operation: "get \(label) on \(kind) socket") {
             zmq_getsockopt(handle, name, &value, &size)
         }

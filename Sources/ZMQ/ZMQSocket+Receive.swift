@@ -16,9 +16,12 @@ extension ZMQSocket {
         guard let handle else { throw receiveOnClosedSocket() }
         let flags = dontWait ? ZMQSendFlags.dontWait.rawValue : 0  // ZMQ_DONTWAIT, the same bit for receive
         let frames = self.frames
+        let limit = frameLimit
         var count = 0
         while true {
-            let message = frames.slot(count)
+            // Past the limit every further frame lands in slot `limit` (see `receiveFrameLimit`).
+            let index = min(count, limit)
+            let message = frames.slot(index)
             var size = ZMQFramePool.receive(message, from: handle, flags: flags)
             if _slowPath(size < 0) {
                 guard let retried = try receiveFailed(message, handle: handle, flags: flags, frame: count) else {
@@ -26,8 +29,8 @@ extension ZMQSocket {
                 }
                 size = retried
             }
-            frames.didReceive(count, message, reportedSize: size)
-            count += 1
+            frames.didReceive(index, message, reportedSize: size)
+            count = index + 1
             if !ZMQFramePool.hasMore(message) {
                 frames.didReceiveMessage(count)
                 return count

@@ -40,6 +40,19 @@ public final class ZMQSocket {
     /// Message slots for zero-copy multipart receive (fixed addresses, never copied).
     @usableFromInline let frames = ZMQFramePool()
 
+    /// The most frames a receive hands over: the frames of a longer message past this many are
+    /// received and released one by one into a single slot, and the message is reported with
+    /// `receiveFrameLimit + 1` frames (the last one being its last frame). libzmq itself puts no
+    /// bound on the frames of one message, so a peer could otherwise make the receiver keep one
+    /// slot per frame of its longest message. Unlimited by default.
+    @usableFromInline @exclusivity(unchecked) var frameLimit = Int.max
+
+    /// See `frameLimit`: a message of more than this many frames arrives as this many plus one.
+    public var receiveFrameLimit: Int {
+        get { frameLimit }
+        set { frameLimit = max(1, newValue) }
+    }
+
     /// Creates a socket of `kind` in `context` (linger 0; SUB/XSUB also send-HWM 0).
     ///
     /// - Throws: ``ZMQError/Code/tooManySockets`` at the context's socket limit,

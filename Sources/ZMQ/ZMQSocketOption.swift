@@ -14,13 +14,27 @@ import CZMQ
 public struct ZMQSocketOption<Value>: Sendable {
     let name: Int32
     let label: String
-    let encode: @Sendable (Value) -> Int32
-    let decode: @Sendable (Int32) -> Value
+    /// libzmq's C type for the option: `int` for most, `int64_t` for a few (`ZMQ_MAXMSGSIZE`).
+    let isInt64: Bool
+    let encode: @Sendable (Value) -> Int64
+    let decode: @Sendable (Int64) -> Value
 
+    /// An `int` option: values are clamped to `Int32` on the way in.
     init(_ name: Int32, _ label: String, encode: @escaping @Sendable (Value) -> Int32,
          decode: @escaping @Sendable (Int32) -> Value) {
         self.name = name
         self.label = label
+        self.isInt64 = false
+        self.encode = { Int64(encode($0)) }
+        self.decode = { decode(Int32(truncatingIfNeeded: $0)) }
+    }
+
+    /// An `int64_t` option.
+    init(int64 name: Int32, _ label: String, encode: @escaping @Sendable (Value) -> Int64,
+         decode: @escaping @Sendable (Int64) -> Value) {
+        self.name = name
+        self.label = label
+        self.isInt64 = true
         self.encode = encode
         self.decode = decode
     }
@@ -37,6 +51,18 @@ extension ZMQSocketOption where Value == Int {
     public static var receiveHighWaterMark: Self { int(ZMQ_RCVHWM, "receiveHighWaterMark") }
     /// Listen backlog for bound tcp/ipc sockets (`ZMQ_BACKLOG`, default 100); set before bind.
     public static var backlog: Self { int(ZMQ_BACKLOG, "backlog") }
+}
+
+extension ZMQSocketOption where Value == Int? {
+    /// The largest inbound frame in bytes (`ZMQ_MAXMSGSIZE`, an `int64_t`); nil = no limit (the
+    /// default). libzmq checks each frame's announced size before allocating it and drops the
+    /// connection of a peer that exceeds it, so an oversized frame costs nothing but that peer.
+    /// Set before bind/connect.
+    public static var maxMessageSize: Self {
+        Self(int64: ZMQ_MAXMSGSIZE, "maxMessageSize",
+             encode: { $0.map { Int64(clamping: max($0, 0)) } ?? -1 },
+             decode: { $0 < 0 ? nil : Int(clamping: $0) })
+    }
 }
 
 extension ZMQSocketOption where Value == Bool {
