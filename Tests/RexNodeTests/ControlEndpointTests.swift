@@ -9,7 +9,7 @@ import RexNode
     }
 
     @Test func malformedRequestsGetErrorRepliesAndTheNodeKeepsRunning() async throws {
-        let node = try startNode("c1")
+        let node = try startNode("c1", limits: NodeLimits(maxNameBytes: 16, maxValueBytes: 32, maxRequestBytes: 512))
         let endpoint = node.controlEndpoint
         let cases: [(String, String)] = [
             ("not json", "badRequest"),
@@ -22,6 +22,21 @@ import RexNode
             (#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": 5, "value": "x"}}"#, "badAction"),
             (#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "t"}}"#, "badAction"),
             (#"{"v": 1, "op": "dispatch", "action": {"type": "addPeer", "id": "x", "endpoint": "nowhere"}}"#, "badAction"),
+            // Regressions from the hostile-input review: only the integer 1 is version 1 ...
+            (#"{"v": true, "op": "ping"}"#, "badRequest"),
+            (#"{"v": 1.0, "op": "ping"}"#, "badRequest"),
+            (#"{"v": "1", "op": "ping"}"#, "badRequest"),
+            (#"{"v": 18446744073709551616, "op": "ping"}"#, "badRequest"),
+            // ... the node's own topics cannot be set or published by an operator ...
+            (#"{"v": 1, "op": "dispatch", "action": {"type": "publish", "topic": "$hb.x", "payload": ""}}"#, "badAction"),
+            (#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "$snap.1.1", "value": "x"}}"#, "badAction"),
+            // ... and names, values and whole requests have limits (this node: 16-byte names,
+            // 32-byte values, 512-byte requests, 2 feeds).
+            (#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(String(repeating: "t", count: 17))", "value": "x"}}"#, "tooLarge"),
+            (#"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "\#(String(repeating: "n", count: 17))", "topic": "t"}}"#, "tooLarge"),
+            (#"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "f", "topic": "t", "from": "\#(String(repeating: "p", count: 17))"}}"#, "tooLarge"),
+            (#"{"v": 1, "op": "dispatch", "action": {"type": "publish", "topic": "t", "payload": "\#(String(repeating: "v", count: 33))"}}"#, "tooLarge"),
+            (#"{"v": 1, "op": "ping", "padding": "\#(String(repeating: " ", count: 600))"}"#, "tooLarge"),
         ]
         for (request, expected) in cases {
             let reply = try controlRequest(endpoint, request)
@@ -60,6 +75,31 @@ import RexNode
         let result = metrics?["result"] as? [String: Any]
         #expect((result?["channels"] as? [String: Any])?["live"] as? Int == 4)
         #expect(((result?["process"] as? [String: Any])?["fds"] as? Int ?? 0) > 0)
+        await node.stop()
+    }
+
+    @Test func feedsFollowsAndPeersBeyondTheirLimitsAreRefused() async throws {
+        let node = try startNode("c4", limits: NodeLimits(maxFeeds: 2, maxFollows: 1, maxPeers: 1))
+        let endpoint = node.controlEndpoint
+        func dispatch(_ action: String) throws -> String? {
+            let reply = try controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": \#(action)}"#)
+            return reply?["ok"] as? Bool == true ? "ok" : errorCode(reply)
+        }
+        #expect(try dispatch(#"{"type": "set", "topic": "a", "value": "1"}"#) == "ok")
+        #expect(try dispatch(#"{"type": "set", "topic": "b", "value": "1"}"#) == "ok")
+        #expect(await eventually { node.state.feeds.count == 2 })
+        #expect(try dispatch(#"{"type": "set", "topic": "c", "value": "1"}"#) == "limitReached")
+        #expect(try dispatch(#"{"type": "set", "topic": "a", "value": "2"}"#) == "ok", "an existing feed can still change")
+        #expect(try dispatch(#"{"type": "follow", "name": "f", "topic": "x"}"#) == "ok")
+        #expect(try dispatch(#"{"type": "addPeer", "id": "p", "endpoint": "tcp://127.0.0.1:9"}"#) == "ok")
+        // Queued before the first is reduced, the second may pass the endpoint's check: the
+        // reducer refuses it then, and counts it.
+        node.dispatch(.follow(name: "g", topic: "y", from: nil))
+        node.dispatch(.addPeer(id: "q", endpoint: "tcp://127.0.0.1:9"))
+        #expect(await eventually { node.state.refused == 2 })
+        #expect(node.state.follows.keys.sorted() == ["f"] && node.state.peers.keys.sorted() == ["p"])
+        #expect(try dispatch(#"{"type": "follow", "name": "h", "topic": "x"}"#) == "limitReached")
+        #expect(try dispatch(#"{"type": "addPeer", "id": "r", "endpoint": "tcp://127.0.0.1:9"}"#) == "limitReached")
         await node.stop()
     }
 

@@ -8,6 +8,7 @@ import Testing
         let invocation = try NodeCommand.parse([
             "--id", "n1", "--pub", "tcp://127.0.0.1:7101", "--control", "tcp://127.0.0.1:7201",
             "--peer", "n2=tcp://127.0.0.1:7102", "--feed-interval", "20", "--heartbeat", "250", "--log-level", "debug",
+            "--max-value-bytes", "1000", "--max-follows", "50", "--snapshot-rate", "7",
         ])
         guard case .run(let configuration) = invocation else {
             Issue.record("expected a run invocation")
@@ -17,6 +18,7 @@ import Testing
         #expect(configuration.peers == ["n2": "tcp://127.0.0.1:7102"])
         #expect(configuration.settings.feedIntervalMs == 20 && configuration.settings.heartbeatIntervalMs == 250)
         #expect(configuration.logLevel == .debug)
+        #expect(configuration.settings.limits == NodeLimits(maxValueBytes: 1000, maxFollows: 50, snapshotMessagesPerSecond: 7))
         #expect(try NodeCommand.parse(["--help"]) == .help)
     }
 
@@ -26,8 +28,13 @@ import Testing
         (["--id", "n1", "--bogus"], "unknown option '--bogus'"),
         (["--id", "n1", "--pub", "127.0.0.1:7101"], "--pub: '127.0.0.1:7101' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)"),
         (["--id", "n1", "--peer", "n2"], "--peer takes ID=ENDPOINT (got 'n2')"),
-        (["--id", "n1", "--heartbeat", "soon"], "--heartbeat takes a whole number of milliseconds (got 'soon')"),
+        (["--id", "n1", "--heartbeat", "soon"], "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got 'soon')"),
         (["--id", "n1", "--log-level", "loud"], "--log-level takes debug, info, warning or error (got 'loud')"),
+        // Regression: a huge period overflowed timer arithmetic; limits must be positive and fit an int.
+        (["--id", "n1", "--heartbeat", "9223372036854775807"], "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got '9223372036854775807')"),
+        (["--id", "n1", "--max-value-bytes", "0"], "--max-value-bytes takes a whole number from 1 to 2147483647 (got '0')"),
+        (["--id", "n1", "--queue-messages", "4294967296"], "--queue-messages takes a whole number from 1 to 2147483647 (got '4294967296')"),
+        (["--id", "n1", "--max-feeds", "-5"], "--max-feeds takes a whole number from 1 to 2147483647 (got '-5')"),
         (["--id", "bad id"], "node id 'bad id' must be non-empty and use only letters, digits, '-', '_' or '.'"),
     ])
     func rejectsBadInputWithAClearMessage(arguments: [String], message: String) {

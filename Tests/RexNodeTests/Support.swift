@@ -4,12 +4,15 @@ import ZMQ
 
 /// Starts a node on free loopback ports with fast timings for tests.
 func startNode(
-    _ id: String, peers: [String: String] = [:], heartbeatMs: Int = 50, feedIntervalMs: Int = 100, settleMs: Int = 10
+    _ id: String, peers: [String: String] = [:], heartbeatMs: Int = 50, feedIntervalMs: Int = 100, settleMs: Int = 10,
+    limits: NodeLimits = NodeLimits()
 ) throws -> Node {
     try Node.start(
         NodeConfiguration(
             id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", peers: peers,
-            settings: NodeSettings(feedIntervalMs: feedIntervalMs, followSettleMs: settleMs, heartbeatIntervalMs: heartbeatMs),
+            settings: NodeSettings(
+                feedIntervalMs: feedIntervalMs, followSettleMs: settleMs, heartbeatIntervalMs: heartbeatMs, limits: limits
+            ),
             logLevel: .warning
         )
     )

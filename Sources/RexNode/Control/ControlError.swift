@@ -1,7 +1,7 @@
 /// Why a control request was refused; becomes an error reply, never a crash.
 struct ControlError: Error, Sendable {
     enum Code: String, Sendable {
-        case badRequest, badVersion, unknownOp, unknownAction, badAction, shuttingDown
+        case badRequest, badVersion, unknownOp, unknownAction, badAction, shuttingDown, tooLarge, limitReached
     }
 
     let code: Code

@@ -89,6 +89,30 @@ enum ControlJSON {
     }
 }
 
+extension ControlJSON {
+    /// A JSON integer as decoded by `JSONSerialization`: nil for anything else, including `true`
+    /// (which Foundation bridges to 1) and a number written with a fraction or exponent.
+    static func integer(_ value: Any?) -> Int? {
+        guard let number = value as? NSNumber else { return nil }
+        switch String(cString: number.objCType) {   // "c": a Bool, "d"/"f": written with a fraction or exponent
+        case "d", "f", "c": return nil
+        default: return value as? Int
+        }
+    }
+}
+
+extension Sequence {
+    /// The sum of an integer field, saturating at `Int.max` (counters from hostile peers may be huge).
+    func saturatingSum(_ field: (Element) -> Int) -> Int {
+        var total = 0
+        for element in self {
+            let (sum, overflow) = total.addingReportingOverflow(field(element))
+            total = overflow ? Int.max : sum
+        }
+        return total
+    }
+}
+
 extension Double {
     func rounded(toPlaces places: Int) -> Double {
         var scale = 1.0

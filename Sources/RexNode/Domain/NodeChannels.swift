@@ -63,13 +63,22 @@ enum NodeChannels {
     static func membership(_ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(id: NodeFeature.membershipID) { dispatch in
             let io = env.io.value
-            let route = io.addRoute(.prefix(WireMessage.heartbeatPrefix)) { messages in
-                for message in messages {
-                    dispatch(.heartbeat(from: message.sender, sequence: message.sequence, atMs: env.nowMs))
+            // Heartbeats are not retained: no snapshot to ask for.
+            let route = io.addRoute(.prefix(WireMessage.heartbeatPrefix), snapshot: false) { messages in
+                for message in messages where isOwnHeartbeat(message) {
+                    dispatch(.heartbeat(from: message.sender, epoch: message.epoch, sequence: message.sequence, atMs: env.nowMs))
                 }
             }
             return .cancelOnly { io.removeRoute(route) }
         }
+    }
+
+    /// A heartbeat counts for its sender only on that sender's own topic, `$hb.<sender>`.
+    static func isOwnHeartbeat(_ message: Received) -> Bool {
+        let topic = message.topic.utf8
+        let prefix = WireMessage.heartbeatPrefix.utf8
+        return topic.count == prefix.count + message.sender.utf8.count
+            && topic.starts(with: prefix) && topic.dropFirst(prefix.count).elementsEqual(message.sender.utf8)
     }
 
     /// One follow. Without an endpoint: a reference-counted subscription on the shared socket

@@ -27,10 +27,9 @@ public enum NodeFeature {
             }
             .supervise { state in Supervision { env in nodeChannels(state, env) } }
             .combined(with: FollowFeature.behavior.liftCollection(
-                action: { action in
-                    guard case .received(let name, let messages) = action else { return nil }
-                    return (name, FollowEvent.messages(messages))
-                },
+                // Messages are recorded by `reduce`, which knows the node's limits; the lift
+                // gives each follow its channel, with ids scoped to its name.
+                action: { _ in nil },
                 embed: { name, event in
                     switch event {
                     case .messages(let messages): .received(name: name, messages: messages)
@@ -43,6 +42,10 @@ public enum NodeFeature {
     static func reduce(_ action: NodeAction, _ state: inout NodeState) {
         switch action {
         case .set(let topic, let value):
+            if state.feeds[topic] == nil, state.feeds.count >= state.settings.limits.maxFeeds {
+                state.refused += 1
+                return
+            }
             state.feeds[topic] = Feed(value: value)
         case .unset(let topic):
             state.feeds[topic] = nil
@@ -51,12 +54,15 @@ public enum NodeFeature {
             if var follow = state.follows[name] {
                 if follow.topic != topic || follow.from != from {
                     // A new subscription: sequences (and so gaps) count within one subscription.
-                    follow.lastSequence = [:]
+                    follow.senders = [:]
+                    follow.streams = 0
                 }
                 follow.topic = topic
                 follow.from = from
                 follow.endpoint = endpoint
                 state.follows[name] = follow
+            } else if state.follows.count >= state.settings.limits.maxFollows {
+                state.refused += 1
             } else {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
             }
@@ -65,20 +71,20 @@ public enum NodeFeature {
         case .publish:
             break
         case .addPeer(let id, let endpoint):
+            if state.peers[id] == nil, state.peers.count >= state.settings.limits.maxPeers {
+                state.refused += 1
+                return
+            }
             if state.peers[id]?.endpoint != endpoint { state.peers[id] = Peer(endpoint: endpoint) }
             resolveEndpoints(of: id, in: &state)
         case .removePeer(let id):
             state.peers[id] = nil
             resolveEndpoints(of: id, in: &state)
-        case .received:
-            break   // the follow's own reducer (collection lift) records it
-        case .heartbeat(let from, let sequence, let atMs):
-            guard var peer = state.peers[from] else { return }
-            if let last = peer.lastHeartbeat, sequence > last + 1 { peer.gaps += Int(sequence - last - 1) }
-            peer.lastHeartbeat = sequence
-            peer.lastSeenMs = atMs
-            peer.status = .alive
-            state.peers[from] = peer
+        case .received(let name, let messages):
+            let limit = state.settings.limits.maxStreamsPerFollow
+            state.follows[name]?.record(messages, streamLimit: limit)
+        case .heartbeat(let from, let epoch, let sequence, let atMs):
+            state.peers[from]?.recordHeartbeat(epoch: epoch, sequence: sequence, atMs: atMs)
         case .tick(let nowMs):
             state.nowMs = nowMs
             let interval = max(state.settings.heartbeatIntervalMs, 1)
@@ -119,23 +125,10 @@ enum FollowEvent: Sendable, Equatable {
     case messages([Received])
 }
 
-/// One follow's behavior, lifted over `NodeState.follows` with element-scoped channel ids.
+/// One follow's channel, lifted over `NodeState.follows` with element-scoped channel ids.
 enum FollowFeature {
     static var behavior: Behavior<FollowEvent, Follow, NodeEnvironment> {
         Behavior<FollowEvent, Follow, NodeEnvironment>
-            .reduce { event, follow in
-                switch event {
-                case .messages(let messages):
-                    guard let last = messages.last else { return }
-                    for message in messages {
-                        follow.recordSequence(message.sequence, sender: message.sender, topic: message.topic)
-                    }
-                    follow.count += messages.count
-                    follow.lastValue = last.value
-                    follow.lastTopic = last.topic
-                    follow.lastSender = last.sender
-                }
-            }
             .supervise { follow in
                 Supervision { env in
                     // A follow from a peer that is not known yet waits for it: no channel.

@@ -1,4 +1,4 @@
-/// Timing knobs of a node, part of its state so an operator sees them.
+/// Timing knobs and limits of a node, part of its state so an operator sees them.
 public struct NodeSettings: Codable, Sendable, Equatable {
     /// At most one message per feed per interval (the last value always goes out).
     public var feedIntervalMs: Int
@@ -6,11 +6,16 @@ public struct NodeSettings: Codable, Sendable, Equatable {
     public var followSettleMs: Int
     /// Heartbeat period; a peer is suspect after 2 missed beats and gone after 5.
     public var heartbeatIntervalMs: Int
+    /// What the node accepts from outside at most.
+    public var limits: NodeLimits
 
-    public init(feedIntervalMs: Int = 100, followSettleMs: Int = 50, heartbeatIntervalMs: Int = 500) {
+    public init(
+        feedIntervalMs: Int = 100, followSettleMs: Int = 50, heartbeatIntervalMs: Int = 500, limits: NodeLimits = NodeLimits()
+    ) {
         self.feedIntervalMs = feedIntervalMs
         self.followSettleMs = followSettleMs
         self.heartbeatIntervalMs = heartbeatIntervalMs
+        self.limits = limits
     }
 
     var feedInterval: Duration { .milliseconds(feedIntervalMs) }

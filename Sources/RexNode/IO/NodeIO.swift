@@ -12,6 +12,14 @@ final class NodeIO {
         var received = 0
         var hwmDrops = 0
         var malformed = 0
+        /// Received messages dropped for a topic, sender or value over the limits.
+        var oversized = 0
+        /// Snapshot requests answered, and retained values not sent because the snapshot rate
+        /// limit was reached.
+        var snapshotsServed = 0
+        var snapshotsRefused = 0
+        /// Subscriptions from peers not tracked in `remoteSubscriptions` (over its limit).
+        var subscriptionsUntracked = 0
         var socketsOpen = 0
         /// Dedicated SUB sockets created so far (each follow `from` a peer, and each recreate).
         var socketsCreated = 0
@@ -30,15 +38,22 @@ final class NodeIO {
         var reader: ReaderToken?
         let pattern: TopicPattern
         let target: RouteTarget
+        let id: UInt64
 
-        init(socket: ZMQSocket, pattern: TopicPattern, target: RouteTarget) {
+        init(socket: ZMQSocket, pattern: TopicPattern, target: RouteTarget, id: UInt64) {
             self.socket = socket
             self.pattern = pattern
             self.target = target
+            self.id = id
         }
     }
 
     let nodeID: String
+    /// Chosen at start and carried in every message head: followers that see a new epoch from
+    /// this node know it restarted and start its sequences over.
+    let epoch: UInt64
+    let limits: NodeLimits
+    private let wireLimits: WireLimits
     let context: ZMQContext
     let reactor: Reactor
     let publisher: ZMQSocket
@@ -54,6 +69,8 @@ final class NodeIO {
     }
 
     private var routes: [UInt64: Route] = [:]
+    /// Routes by id for snapshot answers (`$snap.<epoch>.<id>`), shared and dedicated alike.
+    private var snapshotTargets: [UInt64: RouteTarget] = [:]
     private var exactRoutes: [String: [UInt64]] = [:]
     /// The targets of `exactRoutes`, resolved once per route change rather than per message.
     private var exactTargets: [String: [RouteTarget]] = [:]
@@ -88,20 +105,32 @@ final class NodeIO {
     private var turnEnd: TurnEndToken?
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
-    init(nodeID: String, context: ZMQContext, reactor: Reactor, pubEndpoint: String, log: NodeLogger) throws(ZMQError) {
+    init(
+        nodeID: String, epoch: UInt64, limits: NodeLimits, context: ZMQContext, reactor: Reactor, pubEndpoint: String,
+        log: NodeLogger
+    ) throws(ZMQError) {
         reactor.checkIsolated()
         self.nodeID = nodeID
+        self.epoch = epoch
+        self.limits = limits
+        self.wireLimits = WireLimits(limits)
         self.context = context
         self.reactor = reactor
         self.log = log
+        self.snapshotTokens = Double(limits.snapshotMessagesPerSecond)
         let publisher = try context.socket(.xpub)
-        // Every option before bind: options set later do not reach tcp/ipc connections.
-        try publisher.setOption(.sendHighWaterMark, 100_000)
-        try publisher.setOption(.xpubNoDrop, true)
-        // Every subscribe/unsubscribe frame, per subscriber: lets the node replay its feeds' last
-        // values to a new subscriber (no slow-joiner loss) and count subscriptions exactly.
-        try publisher.setOption(.xpubVerboser, true)
         do {
+            // Every option before bind: options set later do not reach tcp/ipc connections.
+            // No ZMQ_XPUB_NODROP: with it one subscriber that stops reading fills its queue and
+            // then every send fails, for every subscriber. Without it libzmq drops for the full
+            // queue only; that subscriber sees the drops as gaps.
+            try publisher.setOption(.sendHighWaterMark, limits.queueMessages)
+            // Subscription frames are one frame of a topic or snapshot request.
+            try publisher.setOption(.maxMessageSize, limits.maxFrameBytes)
+            publisher.receiveFrameLimit = 1
+            // Every subscribe/unsubscribe frame, per subscriber: snapshot requests are subscriptions
+            // (see `serveSnapshot`), and subscriptions are counted exactly.
+            try publisher.setOption(.xpubVerboser, true)
             try publisher.bind(pubEndpoint)
         } catch {
             publisher.close()
@@ -109,8 +138,7 @@ final class NodeIO {
         }
         let subscriber: ZMQSocket
         do {
-            subscriber = try context.socket(.sub)
-            try subscriber.setOption(.receiveHighWaterMark, 0)
+            subscriber = try Self.makeSubscriber(context, limits)
         } catch {
             publisher.close()
             throw error
@@ -123,18 +151,33 @@ final class NodeIO {
         turnEnd = reactor.addTurnEndHook { [unowned self] in flush() }
     }
 
+    /// A SUB socket with the data plane's bounds: frames up to `maxFrameBytes` (libzmq drops a
+    /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message.
+    private static func makeSubscriber(_ context: ZMQContext, _ limits: NodeLimits) throws(ZMQError) -> ZMQSocket {
+        let socket = try context.socket(.sub)
+        do {
+            try socket.setOption(.receiveHighWaterMark, limits.queueMessages)
+            try socket.setOption(.maxMessageSize, limits.maxFrameBytes)
+            socket.receiveFrameLimit = 2
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
     /// The resolved publisher endpoint (the real port when bound to `:*`).
     var pubEndpoint: String { ((try? publisher.lastEndpoint) ?? nil) ?? "" }
 
     // MARK: - Publishing
 
-    /// The last value of each feed, replayed to every new subscriber of its topic.
-    private var retained: [String: String] = [:]
+    /// The last value of each feed and its sequence, sent to each late joiner that asks.
+    private var retained: [String: RetainedValue] = [:]
 
     /// Publishes a feed's value and keeps it for subscribers that arrive later.
     func publishRetained(topic: String, value: String) {
-        retained[topic] = value
-        publish(topic: topic, value: value)
+        let sequence = publish(topic: topic, value: value)
+        retained[topic] = RetainedValue(value: value, sequence: sequence)
     }
 
     /// Stops replaying a feed (it no longer exists).
@@ -142,8 +185,10 @@ final class NodeIO {
         retained[topic] = nil
     }
 
-    /// Queues `[topic\0node sequence, value]` for the end of this reactor turn (see `Outbox`).
-    func publish(topic: String, value: String) {
+    /// Queues `[topic\0node epoch sequence, value]` for the end of this reactor turn (see
+    /// `Outbox`); returns the message's sequence number.
+    @discardableResult
+    func publish(topic: String, value: String) -> UInt64 {
         // The last topic's index is kept (values-only writes keep dictionary indices valid), so a
         // stream of one topic costs a string comparison here, not a hash lookup per message.
         let index: [String: TopicOutput].Index
@@ -153,7 +198,7 @@ final class NodeIO {
             index = found
         } else {
             // A new topic: an insertion, so indices taken before it are stale.
-            sequences[topic] = TopicOutput(sequence: 0, headPrefix: WireMessage.headPrefix(topic: topic, sender: nodeID))
+            sequences[topic] = TopicOutput(sequence: 0, headPrefix: WireMessage.headPrefix(topic: topic, sender: nodeID, epoch: epoch))
             index = sequences.index(forKey: topic)!
         }
         // Values-only writes keep dictionary indices valid.
@@ -170,6 +215,7 @@ final class NodeIO {
         }
         if outbox.count > tally.outboxPeak { tally.outboxPeak = outbox.count }
         if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
+        return sequence
     }
 
     /// At most this many messages (or bytes) wait in the outbox before it is flushed mid-turn.
@@ -214,10 +260,13 @@ final class NodeIO {
     // MARK: - Shared subscriptions
 
     /// Routes messages matching `pattern` (from any connected peer) to `deliver`; subscribes on
-    /// the shared socket when this is the first route for that pattern.
-    func addRoute(_ pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) -> UInt64 {
+    /// the shared socket when this is the first route for that pattern. With `snapshot`, asks
+    /// every peer (and every peer that connects later) for its retained values of `pattern`,
+    /// which arrive for this route alone.
+    func addRoute(_ pattern: TopicPattern, snapshot: Bool = true, _ deliver: @escaping ([Received]) -> Void) -> UInt64 {
         nextID += 1
-        routes[nextID] = Route(pattern: pattern, target: RouteTarget(deliver))
+        let target = RouteTarget(deliver)
+        routes[nextID] = Route(pattern: pattern, target: target)
         switch pattern {
         case .exact(let topic):
             exactRoutes[topic, default: []].append(nextID)
@@ -231,12 +280,30 @@ final class NodeIO {
         if subscriptionCounts[subscription] == 1 {
             do { try subscriber.subscribe(subscription) } catch { log.error("subscribe_failed", ["error": "\(error)"]) }
         }
+        if snapshot {
+            // After the subscription itself, so every update after the snapshot's is delivered.
+            snapshotTargets[nextID] = target
+            do { try subscriber.subscribe(snapshotRequest(route: nextID, pattern)) } catch {
+                log.error("subscribe_failed", ["error": "\(error)"])
+            }
+        }
         return nextID
+    }
+
+    /// The subscription that asks for a snapshot of `pattern` for `route`: its tag, then the
+    /// pattern's own subscription bytes (see `WireMessage`).
+    private func snapshotRequest(route: UInt64, _ pattern: TopicPattern) -> [UInt8] {
+        WireMessage.snapshotTag(epoch: epoch, route: route) + pattern.subscription
     }
 
     /// Removes a route; unsubscribes when it was the last one for its pattern.
     func removeRoute(_ id: UInt64) {
         guard let route = routes.removeValue(forKey: id) else { return }
+        if snapshotTargets.removeValue(forKey: id) != nil {
+            do { try subscriber.unsubscribe(snapshotRequest(route: id, route.pattern)) } catch {
+                log.error("unsubscribe_failed", ["error": "\(error)"])
+            }
+        }
         switch route.pattern {
         case .exact(let topic):
             exactRoutes[topic]?.removeAll { $0 == id }
@@ -299,17 +366,19 @@ final class NodeIO {
 
     /// Opens a SUB socket connected to `endpoint` only and subscribed to `pattern`.
     func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) throws(ZMQError) -> UInt64 {
-        let socket = try context.socket(.sub)
+        let socket = try Self.makeSubscriber(context, limits)
+        let id = nextID + 1
         do {
-            try socket.setOption(.receiveHighWaterMark, 0)
             try socket.subscribe(pattern.subscription)
+            try socket.subscribe(snapshotRequest(route: id, pattern))
             try socket.connect(endpoint)
         } catch {
             socket.close()
             throw error
         }
-        nextID += 1
-        let entry = Dedicated(socket: socket, pattern: pattern, target: RouteTarget(deliver))
+        nextID = id
+        let entry = Dedicated(socket: socket, pattern: pattern, target: RouteTarget(deliver), id: id)
+        snapshotTargets[id] = entry.target
         entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
         dedicated[nextID] = entry
         tally.socketsOpen += 1
@@ -319,6 +388,7 @@ final class NodeIO {
 
     func closeDedicated(_ id: UInt64) {
         guard let entry = dedicated.removeValue(forKey: id) else { return }
+        snapshotTargets[id] = nil
         if let reader = entry.reader { reactor.removeReader(reader) }
         entry.socket.close()
         tally.socketsOpen -= 1
@@ -331,16 +401,32 @@ final class NodeIO {
     private func drain(_ socket: ZMQSocket, into dedicated: Dedicated?) {
         defer { handOn() }
         for _ in 0..<4096 {
-            let message: Received??
+            let parsed: WireMessage.Parsed?
             do {
-                message = try socket.tryReceive { frames in WireMessage.parse(frames, topics: &topics, senders: &senders) }
+                parsed = try socket.tryReceive { frames in
+                    WireMessage.parse(frames, limits: wireLimits, topics: &topics, senders: &senders)
+                }
             } catch {
                 log.error("receive_failed", ["error": "\(error)"])
                 return
             }
-            guard let message else { return }           // nothing more queued
-            guard let message else {                     // not our format
+            guard let parsed else { return }           // nothing more queued
+            let message: Received
+            switch parsed {
+            case .message(let received):
+                message = received
+            case .snapshot(let received, let requester, let route):
+                tally.received += 1
+                // Only answers to this node's own requests, for a route that still exists.
+                guard requester == epoch, let target = snapshotTargets[route] else { continue }
+                if let dedicated, dedicated.id != route { continue }
+                collect(received, into: target)
+                continue
+            case .malformed:
                 tally.malformed += 1
+                continue
+            case .oversized:
+                tally.oversized += 1
                 continue
             }
             tally.received += 1
@@ -390,31 +476,101 @@ final class NodeIO {
 
     /// Prefixes peers are subscribed to at this node's publisher (from the XPUB's frames: first
     /// byte 1 = subscribe, 0 = unsubscribe). Lets tests and operators see subscriptions arrive.
+    /// Holds at most `limits.maxFollows` prefixes; more are counted, not kept.
     private(set) var remoteSubscriptions: [[UInt8]: Int] = [:]
 
     private func drainSubscriptionFrames() {
         for _ in 0..<1024 {
-            let received = try? publisher.tryReceive { frames -> [UInt8] in frames.bytes(0) }
-            guard let frame = received ?? nil, let kind = frame.first else { return }
-            let prefix = Array(frame.dropFirst())
+            let received: [UInt8]??
+            do {
+                received = try publisher.tryReceive { frames -> [UInt8]? in frames.count == 1 ? frames.bytes(0) : nil }
+            } catch {
+                log.error("receive_failed", ["error": "\(error)"])
+                return
+            }
+            guard let received else { return }   // nothing more queued
+            guard let frame = received, let kind = frame.first else {
+                tally.malformed += 1
+                continue
+            }
+            let prefix = frame.dropFirst()
+            if prefix.starts(with: snapshotPrefixBytes) {
+                if kind == 1 { serveSnapshot(request: prefix) }
+                continue
+            }
+            let key = Array(prefix)
             if kind == 1 {
-                remoteSubscriptions[prefix, default: 0] += 1
-                replayRetained(matching: prefix)
-            } else if kind == 0, let count = remoteSubscriptions[prefix] {
-                remoteSubscriptions[prefix] = count > 1 ? count - 1 : nil
+                if let count = remoteSubscriptions[key] {
+                    remoteSubscriptions[key] = count + 1
+                } else if remoteSubscriptions.count < limits.maxFollows {
+                    remoteSubscriptions[key] = 1
+                } else {
+                    tally.subscriptionsUntracked += 1
+                }
+            } else if kind == 0, let count = remoteSubscriptions[key] {
+                remoteSubscriptions[key] = count > 1 ? count - 1 : nil
             }
         }
     }
 
-    /// Sends the last value of every feed whose wire topic (`topic\0`) starts with `prefix`.
-    private func replayRetained(matching prefix: [UInt8]) {
-        guard !retained.isEmpty else { return }
-        for (topic, value) in retained {
-            var wireTopic = Array(topic.utf8)
-            wireTopic.append(0)
-            guard wireTopic.starts(with: prefix) else { continue }
-            publish(topic: topic, value: value)
+    private let snapshotPrefixBytes = Array(WireMessage.snapshotPrefix.utf8)
+
+    /// Snapshot answers left this second (a token bucket of `snapshotMessagesPerSecond`).
+    private var snapshotTokens: Double
+    private var snapshotRefill = ContinuousClock.now
+
+    /// Answers a snapshot request — `$snap.<epoch>.<route>\0` then a topic subscription — with
+    /// the retained value of every feed the subscription matches, each behind the request's tag,
+    /// so only the subscriber that asked receives them (the tag is its subscription), and the
+    /// others hear nothing twice. Answers are rate-limited: a request costs one token, a prefix
+    /// scan of the feeds one more per 100 feeds, each value sent one; without tokens values are
+    /// not sent and are counted.
+    private func serveSnapshot(request: ArraySlice<UInt8>) {
+        let now = ContinuousClock.now
+        let rate = Double(max(limits.snapshotMessagesPerSecond, 0))
+        let elapsed = now - snapshotRefill
+        snapshotRefill = now
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        snapshotTokens = min(rate, snapshotTokens + seconds * rate)
+        guard let tagEnd = request.firstIndex(of: 0) else {
+            tally.malformed += 1
+            return
         }
+        let tag = request[...tagEnd]
+        let pattern = request[(tagEnd + 1)...]
+        var matches: [(topic: String, retained: RetainedValue)] = []
+        if pattern.last == 0 {
+            // An exact topic: one lookup.
+            let topic = String(decoding: pattern.dropLast(), as: UTF8.self)
+            if let value = retained[topic] { matches.append((topic, value)) }
+            snapshotTokens -= 1
+        } else {
+            snapshotTokens -= 1 + Double(retained.count / 100)
+            for (topic, value) in retained where topic.utf8.starts(with: pattern) { matches.append((topic, value)) }
+        }
+        tally.snapshotsServed += 1
+        for match in matches {
+            guard snapshotTokens >= 1 else {
+                tally.snapshotsRefused += 1
+                continue
+            }
+            snapshotTokens -= 1
+            sendSnapshot(tag: tag, topic: match.topic, retained: match.retained)
+        }
+    }
+
+    /// Queues one snapshot answer: `tag topic\0node epoch sequence`, the retained value.
+    private func sendSnapshot(tag: ArraySlice<UInt8>, topic: String, retained value: RetainedValue) {
+        var prefix = Array(tag)
+        prefix += WireMessage.headPrefix(topic: topic, sender: nodeID, epoch: epoch)
+        prefix.withUnsafeBytes { prefix in
+            value.value.withUTF8Bytes { bytes in
+                outbox.append(headCapacity: prefix.count + WireMessage.sequenceCapacity, value: bytes) { head in
+                    WireMessage.encodeHead(prefix: prefix, sequence: value.sequence, into: head)
+                }
+            }
+        }
+        if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
     }
 
     // MARK: - Shutdown
@@ -431,6 +587,12 @@ final class NodeIO {
         subscriber.close()
         tally.socketsOpen = 0
     }
+}
+
+/// A feed's last value and the sequence it was published with.
+struct RetainedValue {
+    let value: String
+    let sequence: UInt64
 }
 
 /// What a node keeps per topic it publishes.

@@ -1,19 +1,28 @@
 import ZMQ
 
-/// How a message travels between nodes: `[topic\0sender sequence, value]`.
+/// How a message travels between nodes: `[topic\0sender epoch sequence, value]`.
 ///
 /// The first frame starts with the topic and a NUL (what subscriptions match), followed by the
-/// header; two frames per message, like a plain `[topic, payload]` PUB/SUB stream.
+/// header; two frames per message, like a plain `[topic, payload]` PUB/SUB stream. A snapshot
+/// message (a retained value sent to one late joiner) carries the same head behind its
+/// request's tag: `$snap.<epoch>.<route>\0topic\0sender epoch sequence`.
+///
+/// Everything here reads bytes a peer chose: every length is bounded by `WireLimits`, every
+/// number is checked for overflow, and anything else is a counted drop, never a trap.
 enum WireMessage {
     static let heartbeatPrefix = "$hb."
+    /// Topics starting with `$` are the node's own (heartbeats, snapshots): operators cannot set
+    /// or publish them.
+    static let reservedPrefix = "$"
+    static let snapshotPrefix = "$snap."
 
     /// The most bytes `encodeHead` writes after its prefix: a `UInt64` has at most 20 digits.
     static let sequenceCapacity = 20
 
     /// The part of the first frame that stays the same for every message of one topic from one
-    /// sender: `topic\0sender ` (only the sequence follows).
-    static func headPrefix(topic: String, sender: String) -> [UInt8] {
-        Array(topic.utf8) + [0] + Array(sender.utf8) + [UInt8(ascii: " ")]
+    /// sender in one epoch: `topic\0sender epoch ` (only the sequence follows).
+    static func headPrefix(topic: String, sender: String, epoch: UInt64) -> [UInt8] {
+        Array(topic.utf8) + [0] + Array(sender.utf8) + [UInt8(ascii: " ")] + Array(String(epoch).utf8) + [UInt8(ascii: " ")]
     }
 
     /// Writes the first frame — `prefix` (from `headPrefix`), then the sequence's decimal digits —
@@ -39,25 +48,96 @@ enum WireMessage {
         return offset + digits
     }
 
-    /// Parses two frames; nil when they do not follow the format. Topic and sender strings come
-    /// from `topics` and `senders`, which reuse the previous message's when the bytes repeat.
-    static func parse(_ frames: ZMQFrames, topics: inout StringReuse, senders: inout StringReuse) -> Received? {
-        guard frames.count == 2 else { return nil }
+    /// The tag a snapshot request and its answers carry: the requester's epoch and route id,
+    /// unique among every subscriber of a publisher. `$snap.<epoch>.<route>` + NUL.
+    static func snapshotTag(epoch: UInt64, route: UInt64) -> [UInt8] {
+        Array("\(snapshotPrefix)\(epoch).\(route)".utf8) + [0]
+    }
+
+    /// What a received message turned out to be.
+    enum Parsed {
+        case message(Received)
+        /// A snapshot answer for the requester's route `route` (its epoch was `epoch`).
+        case snapshot(Received, epoch: UInt64, route: UInt64)
+        /// Not in the format above.
+        case malformed
+        /// In the format, but a topic, sender or value is longer than the limits allow.
+        case oversized
+    }
+
+    /// Parses two frames. Topic and sender strings come from `topics` and `senders`, which reuse
+    /// the previous message's when the bytes repeat.
+    static func parse(_ frames: ZMQFrames, limits: WireLimits, topics: inout StringReuse, senders: inout StringReuse) -> Parsed {
+        guard frames.count == 2 else { return .malformed }
         let head = frames[0]
-        guard let nul = head.firstIndex(of: 0) else { return nil }
-        let rest = head[(nul + 1)...]
-        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        var sequence: UInt64 = 0
-        for byte in head[(space + 1)...] {
-            guard byte >= 48, byte <= 57 else { return nil }
-            sequence = sequence &* 10 &+ UInt64(byte - 48)
+        guard frames[1].count <= limits.maxValueBytes else { return .oversized }
+        if head.starts(with: snapshotPrefixBytes) {
+            guard let tagEnd = head.firstIndex(of: 0),
+                  let tag = parseTag(UnsafeRawBufferPointer(rebasing: head[snapshotPrefixBytes.count..<tagEnd])) else { return .malformed }
+            let inner = UnsafeRawBufferPointer(rebasing: head[(tagEnd + 1)...])
+            switch parseHead(inner, value: frames[1], limits: limits, snapshot: true, topics: &topics, senders: &senders) {
+            case .message(let received): return .snapshot(received, epoch: tag.epoch, route: tag.route)
+            case let other: return other
+            }
         }
-        return Received(
+        return parseHead(head, value: frames[1], limits: limits, snapshot: false, topics: &topics, senders: &senders)
+    }
+
+    private static let snapshotPrefixBytes = Array(snapshotPrefix.utf8)
+
+    /// `topic\0sender epoch sequence`, then the value.
+    private static func parseHead(
+        _ head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, limits: WireLimits, snapshot: Bool,
+        topics: inout StringReuse, senders: inout StringReuse
+    ) -> Parsed {
+        guard let nul = head.firstIndex(of: 0) else { return .malformed }
+        guard let senderEnd = head[(nul + 1)...].firstIndex(of: UInt8(ascii: " ")) else { return .malformed }
+        guard let epochEnd = head[(senderEnd + 1)...].firstIndex(of: UInt8(ascii: " ")) else { return .malformed }
+        guard let epoch = decimal(UnsafeRawBufferPointer(rebasing: head[(senderEnd + 1)..<epochEnd])),
+              let sequence = decimal(UnsafeRawBufferPointer(rebasing: head[(epochEnd + 1)...])),
+              sequence > 0 else { return .malformed }   // sequences count from 1
+        guard nul <= limits.maxNameBytes, senderEnd - nul - 1 <= limits.maxNameBytes else { return .oversized }
+        return .message(Received(
             topic: topics.string(for: UnsafeRawBufferPointer(rebasing: head[..<nul])),
-            sender: senders.string(for: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<space])),
+            sender: senders.string(for: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<senderEnd])),
+            epoch: epoch,
             sequence: sequence,
-            value: String(decoding: frames[1], as: UTF8.self)
-        )
+            value: String(decoding: value, as: UTF8.self),
+            isSnapshot: snapshot
+        ))
+    }
+
+    /// `<epoch>.<route>` of a snapshot tag.
+    private static func parseTag(_ bytes: UnsafeRawBufferPointer) -> (epoch: UInt64, route: UInt64)? {
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
+              let epoch = decimal(UnsafeRawBufferPointer(rebasing: bytes[..<dot])),
+              let route = decimal(UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...])) else { return nil }
+        return (epoch, route)
+    }
+
+    /// A decimal `UInt64` of 1 to 20 digits; nil for anything else, including one that overflows.
+    static func decimal(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard byte >= 48, byte <= 57 else { return nil }
+            let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = tens.addingReportingOverflow(UInt64(byte &- 48))
+            guard !overflowed, !carried else { return nil }
+            value = sum
+        }
+        return value
+    }
+}
+
+/// The bounds `WireMessage.parse` applies (from `NodeLimits`).
+struct WireLimits {
+    let maxNameBytes: Int
+    let maxValueBytes: Int
+
+    init(_ limits: NodeLimits) {
+        maxNameBytes = limits.maxNameBytes
+        maxValueBytes = limits.maxValueBytes
     }
 }
 

@@ -54,12 +54,18 @@ public final class Node: Sendable {
         let startedAt = ContinuousClock.now
         do {
             let node = try reactor.sync { () throws -> Node in
+                let limits = configuration.settings.limits
                 let io = try NodeIO(
-                    nodeID: configuration.id, context: context, reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log
+                    nodeID: configuration.id, epoch: UInt64.random(in: 1...UInt64.max), limits: limits, context: context,
+                    reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log
                 )
                 let controlSocket: ZMQSocket
                 do {
                     controlSocket = try context.socket(.router)
+                    // A request past the hard cap costs its sender the connection, before libzmq
+                    // allocates it; up to it the client gets an error reply (see ControlService).
+                    try controlSocket.setOption(.maxMessageSize, limits.maxControlFrameBytes)
+                    controlSocket.receiveFrameLimit = ControlService.maxFrames
                     try controlSocket.bind(configuration.controlEndpoint)
                 } catch {
                     io.close()
@@ -125,6 +131,12 @@ public final class Node: Sendable {
     public func messageCounts() -> (published: Int, received: Int, hwmDrops: Int) {
         let io = self.io
         return (try? reactor.sync { (io.value.counters.published, io.value.counters.received, io.value.counters.hwmDrops) }) ?? (0, 0, 0)
+    }
+
+    /// Everything the node's sockets counted so far.
+    func ioCounters() -> NodeIO.Counters {
+        let io = self.io
+        return (try? reactor.sync { io.value.counters }) ?? NodeIO.Counters()
     }
 
     /// The most published messages ever waiting in the outbox at once (it must stay within

@@ -20,11 +20,30 @@ public enum NodeCommand {
       --feed-interval MS       At most one message per feed per interval (default 100).
       --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
       --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
+                               Every MS flag takes 0 to 86400000 (a day).
       --log-level LEVEL        debug, info, warning or error (default info).
+
+    LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
+      --max-name-bytes N       Longest topic, name, peer id, sender or endpoint (default 256).
+      --max-value-bytes N      Largest feed value or message payload (default 16384).
+      --max-request-bytes N    Largest control request (default 1048576).
+      --max-reply-bytes N      Largest control reply (default 67108864).
+      --max-feeds N            Feeds held at most (default 10000).
+      --max-follows N          Follows held at most (default 200000).
+      --max-peers N            Peers known at most (default 1000).
+      --max-streams-per-follow N
+                               (sender, topic) sequences one follow remembers (default 1024).
+      --queue-messages N       Messages queued per subscriber and per peer (default 10000).
+      --snapshot-rate N        Retained values sent to late joiners per second (default 20000).
       -h, --help               Show this help.
 
     Stop it with SIGINT or SIGTERM: it releases every channel, closes its sockets and exits 0.
     """
+
+    /// The largest millisecond flag: a day (larger ones would only overflow timer arithmetic).
+    static let maxMilliseconds = 86_400_000
+    /// The largest limit flag: 2^31 - 1, which libzmq's `int` options and any count here hold.
+    static let maxLimit = Int(Int32.max)
 
     /// What the command line asks for.
     public enum Invocation: Equatable, Sendable {
@@ -58,8 +77,15 @@ public enum NodeCommand {
         }
         func milliseconds(for flag: String) throws(UsageError) -> Int {
             let text = try value(for: flag)
-            guard let number = Int(text), number >= 0 else {
-                throw UsageError(message: "\(flag) takes a whole number of milliseconds (got '\(text)')")
+            guard let number = Int(text), (0...Self.maxMilliseconds).contains(number) else {
+                throw UsageError(message: "\(flag) takes a whole number of milliseconds from 0 to \(Self.maxMilliseconds) (got '\(text)')")
+            }
+            return number
+        }
+        func count(for flag: String) throws(UsageError) -> Int {
+            let text = try value(for: flag)
+            guard let number = Int(text), (1...Self.maxLimit).contains(number) else {
+                throw UsageError(message: "\(flag) takes a whole number from 1 to \(Self.maxLimit) (got '\(text)')")
             }
             return number
         }
@@ -81,6 +107,16 @@ public enum NodeCommand {
             case "--feed-interval": settings.feedIntervalMs = try milliseconds(for: argument)
             case "--follow-settle": settings.followSettleMs = try milliseconds(for: argument)
             case "--heartbeat": settings.heartbeatIntervalMs = try milliseconds(for: argument)
+            case "--max-name-bytes": settings.limits.maxNameBytes = try count(for: argument)
+            case "--max-value-bytes": settings.limits.maxValueBytes = try count(for: argument)
+            case "--max-request-bytes": settings.limits.maxRequestBytes = try count(for: argument)
+            case "--max-reply-bytes": settings.limits.maxReplyBytes = try count(for: argument)
+            case "--max-feeds": settings.limits.maxFeeds = try count(for: argument)
+            case "--max-follows": settings.limits.maxFollows = try count(for: argument)
+            case "--max-peers": settings.limits.maxPeers = try count(for: argument)
+            case "--max-streams-per-follow": settings.limits.maxStreamsPerFollow = try count(for: argument)
+            case "--queue-messages": settings.limits.queueMessages = try count(for: argument)
+            case "--snapshot-rate": settings.limits.snapshotMessagesPerSecond = try count(for: argument)
             case "--log-level":
                 let name = try value(for: argument)
                 guard let parsed = NodeLogger.Level(name: name) else {

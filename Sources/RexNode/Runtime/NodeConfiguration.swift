@@ -47,6 +47,15 @@ public struct NodeConfiguration: Sendable, Equatable {
         guard settings.followSettleMs >= 0 else {
             throw NodeError(.invalidConfiguration, "follow settle must not be negative (got \(settings.followSettleMs) ms)")
         }
+        for (name, value) in [
+            ("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs),
+            ("follow settle", settings.followSettleMs),
+        ] where value > NodeCommand.maxMilliseconds {
+            throw NodeError(.invalidConfiguration, "\(name) must be at most \(NodeCommand.maxMilliseconds) ms (got \(value))")
+        }
+        for (flag, value) in settings.limits.all where !(1...NodeCommand.maxLimit).contains(value) {
+            throw NodeError(.invalidConfiguration, "\(flag) must be from 1 to \(NodeCommand.maxLimit) (got \(value))")
+        }
     }
 
     static func isEndpoint(_ text: String) -> Bool {
@@ -78,11 +87,21 @@ public struct ClusterFile: Codable, Sendable, Equatable {
 
     public init(nodes: [Entry]) { self.nodes = nodes }
 
+    /// The largest cluster file read (a few hundred bytes per node).
+    static let maxFileBytes = 4 << 20
+
     /// Reads a cluster file.
     public static func load(_ path: String) throws(NodeError) -> ClusterFile {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
+        } catch {
             throw NodeError(.invalidConfiguration, "cannot read cluster file \(path): \(error.localizedDescription)")
+        }
+        guard data.count <= maxFileBytes else {
+            throw NodeError(.invalidConfiguration, "cluster file \(path) is larger than \(maxFileBytes) bytes")
         }
         do { return try JSONDecoder().decode(ClusterFile.self, from: data) } catch {
             throw NodeError(.invalidConfiguration, "cluster file \(path) is not valid: expected {\"nodes\": [{\"id\", \"pub\", \"control\"}, …]} (\(error))")

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import ZMQ
+@testable import RexNode
+
+/// Rogue peers on the data plane, built on the project's ZMQ layer: each case is a finding of the
+/// hostile-input review that crashed, silenced or flooded a node before the fix.
+@Suite(.serialized) struct HostileInputTests {
+    /// A rogue publisher a node has been told to connect to; sends whatever frames it likes.
+    final class RoguePublisher {
+        let context: ZMQContext
+        let socket: ZMQSocket
+        let endpoint: String
+
+        init() throws {
+            context = try ZMQContext()
+            socket = try context.socket(.xpub)
+            try socket.setOption(.receiveTimeout, .seconds(5))
+            try socket.bind("tcp://127.0.0.1:*")
+            endpoint = try socket.lastEndpoint ?? ""
+        }
+
+        /// Waits for a subscription frame (kind byte + prefix) that starts with `prefix`.
+        func awaitSubscription(_ prefix: String) -> Bool {
+            for _ in 0..<64 {
+                guard let frame = try? socket.receiveMultipart().first else { return false }
+                if frame.first == 1, frame.dropFirst().starts(with: Array(prefix.utf8)) { return true }
+            }
+            return false
+        }
+
+        func send(_ head: String, _ value: String) throws {
+            _ = try socket.sendMultipart([Array(head.utf8), Array(value.utf8)])
+        }
+
+        func close() {
+            socket.close()
+            try? context.terminate()
+        }
+    }
+
+    /// Regression: `1` then `18446744073709551615` trapped in `Int(sequence - last - 1)`, for a
+    /// follow and for a heartbeat, and a 25-digit sequence wrapped silently.
+    @Test func sequencesPastIntMaxAndOverlongNumbersNeitherTrapNorWrap() async throws {
+        let rogue = try RoguePublisher()
+        defer { rogue.close() }
+        let node = try startNode("h1", heartbeatMs: 1_000)
+        node.dispatch(.addPeer(id: "rogue", endpoint: rogue.endpoint))
+        node.dispatch(.follow(name: "f", topic: "t", from: nil))
+        #expect(rogue.awaitSubscription("t\0"), "the node subscribed at the rogue")
+        try rogue.send("t\0rogue 1 1", "first")
+        try rogue.send("t\0rogue 1 18446744073709551615", "max")
+        try rogue.send("t\0rogue 1 1000000000000000000000001", "wrapped")
+        try rogue.send("t\0rogue 1 5", "older")
+        try rogue.send("$hb.rogue\0rogue 1 1", "")
+        try rogue.send("$hb.rogue\0rogue 1 18446744073709551615", "")
+        try rogue.send("$hb.h9\0rogue 1 7", "")   // a heartbeat claiming another sender
+        try rogue.send("t\0rogue 1 18446744073709551615", "replayed")
+        #expect(await eventually {
+            node.state.follows["f"]?.reordered == 1 && node.state.follows["f"]?.duplicates == 1
+                && node.state.peers["rogue"]?.lastHeartbeat == UInt64.max
+        })
+        let follow = node.state.follows["f"]
+        #expect(follow?.lastValue == "max" && follow?.count == 2 && follow?.gaps == Int.max)
+        #expect(node.ioCounters().malformed == 1, "the 25-digit sequence")
+        #expect(node.state.peers["rogue"]?.gaps == Int.max && node.state.peers["h9"] == nil)
+        let ping = try controlRequest(node.controlEndpoint, #"{"v": 1, "op": "ping"}"#)
+        #expect(ping?["ok"] as? Bool == true)
+        let metrics = try controlRequest(node.controlEndpoint, #"{"v": 1, "op": "metrics"}"#)
+        #expect(((metrics?["result"] as? [String: Any])?["messages"] as? [String: Any])?["gaps"] as? Int == Int.max)
+        await node.stop()
+    }
+
+    /// Regression: with `ZMQ_XPUB_NODROP` one subscriber that never reads made every send fail
+    /// once its queue filled — for every subscriber, heartbeats included.
+    @Test func aSubscriberThatNeverReadsDoesNotSilenceTheNodeForOthers() async throws {
+        let n1 = try startNode("s1", heartbeatMs: 100, limits: NodeLimits(queueMessages: 1_000))
+        let n2 = try startNode("s2", peers: ["s1": n1.pubEndpoint], heartbeatMs: 100)
+        let context = try ZMQContext()
+        let stalled = try context.socket(.sub)
+        defer {
+            stalled.close()
+            try? context.terminate()
+        }
+        try stalled.setOption(.receiveHighWaterMark, 10)
+        try stalled.subscribe("")
+        try stalled.connect(n1.pubEndpoint)
+        n2.dispatch(.follow(name: "f", topic: "load", from: nil))
+        #expect(await eventually { n1.publisherSubscriptions().isSuperset(of: ["load", "*"]) })
+        // 60 rounds of 500 × 1 KiB: far more than the stalled subscriber's queues and socket
+        // buffers hold. Each round waits for the live follower, which must never fall behind.
+        let payload = String(repeating: "x", count: 1_024)
+        var sent = 0
+        let delivered = await eventually(.seconds(30)) {
+            if n2.state.follows["f"]?.count == sent {
+                guard sent < 30_000 else { return true }
+                for _ in 0..<500 { n1.dispatch(.publish(topic: "load", payload: payload)) }
+                sent += 500
+            }
+            return false
+        }
+        #expect(delivered, "the live follower got every message: \(n2.state.follows["f"]?.count ?? -1) of \(sent)")
+        #expect(n2.state.follows["f"]?.gaps == 0)
+        #expect(n1.messageCounts().hwmDrops == 0, "no send was refused")
+        #expect(await eventually { n2.state.peers["s1"]?.status == .alive }, "heartbeats still arrive")
+        await n2.stop()
+        await n1.stop()
+    }
+
+    /// A raw subscriber (XSUB) that sends subscription frames itself.
+    private func rogueSubscriber(to endpoint: String) throws -> (ZMQContext, ZMQSocket) {
+        let context = try ZMQContext()
+        let socket = try context.socket(.xsub)
+        try socket.connect(endpoint)
+        return (context, socket)
+    }
+
+    /// Regression: every subscribe frame re-sent every matching feed to every subscriber: 40 KB of
+    /// subscribe/unsubscribe pairs made a node send ~400k messages. Plain subscriptions now send
+    /// nothing; snapshot requests answer the requester alone, within the snapshot rate.
+    @Test func subscriptionChurnIsNotAmplifiedAndSnapshotsAreRateLimited() async throws {
+        let node = try startNode("r1", heartbeatMs: 1_000, feedIntervalMs: 10, limits: NodeLimits(snapshotMessagesPerSecond: 100))
+        for index in 0..<5 { node.dispatch(.set(topic: "feed.\(index)", value: "v")) }
+        #expect(await eventually { node.messageCounts().published >= 5 })
+        let (context, rogue) = try rogueSubscriber(to: node.pubEndpoint)
+        defer {
+            rogue.close()
+            try? context.terminate()
+        }
+        let before = node.messageCounts().published
+        for _ in 0..<2_000 {
+            _ = try rogue.send([1] + Array("feed.".utf8))
+            _ = try rogue.send([0] + Array("feed.".utf8))
+        }
+        for index in 0..<1_000 { _ = try rogue.send([1] + WireMessage.snapshotTag(epoch: 1, route: UInt64(index)) + Array("feed.".utf8)) }
+        #expect(await eventually { node.ioCounters().snapshotsServed == 1_000 })
+        let counters = node.ioCounters()
+        let sent = node.messageCounts().published - before
+        #expect(counters.snapshotsRefused > 4_000, "most of the 5,000 answers were over the rate")
+        #expect(sent < 400, "sent \(sent) messages for 4,000 subscription frames and 1,000 snapshot requests")
+        await node.stop()
+    }
+
+    /// Regression: one 10 MB subscription frame grew a node by 334 MB. Now libzmq refuses the
+    /// announced size (and drops that connection) before allocating anything; others are served.
+    @Test func anOversizedSubscriptionFrameIsRefusedAndTheNodeServesOthers() async throws {
+        let node = try startNode("m1", heartbeatMs: 1_000)
+        let rogue = try RawZMTPPeer(endpoint: node.pubEndpoint, socketType: "SUB")
+        defer { rogue.close() }
+        try rogue.sendFrame(announcing: 10 << 20, body: [1] + [UInt8](repeating: 0x61, count: 64 << 10))
+        #expect(rogue.isClosedByPeer(), "the node dropped the connection")
+        let follower = try startNode("m2", peers: ["m1": node.pubEndpoint], heartbeatMs: 1_000)
+        follower.dispatch(.follow(name: "f", topic: "ok", from: nil))
+        #expect(await eventually { node.publisherSubscriptions().contains("ok") })
+        #expect(!node.publisherSubscriptions().contains { $0.count > 1_000 }, "the large subscription never arrived")
+        await follower.stop()
+        await node.stop()
+    }
+}
