@@ -123,7 +123,7 @@ struct LoadCommand: RexCtlCommand {
             progress.line("== churn \(step.label): \(nodes.count) nodes × \(follows) follows, target \(ChurnReport.oneDecimal(step.rate)) changes/s "
                 + "for \(DurationParser.format(step.duration))\(fromPeers ? ", follows from peers" : "")")
             let driver = try ChurnDriver(nodes: nodes, clients: clients, settings: settings, progress: progress) { violation in
-                context.stderr.line("FAIL: \(violation)")
+                context.stderr.escapedLine("FAIL: \(violation)")
             }
             last = driver
             let result = try driver.run()

@@ -139,7 +139,9 @@ struct SendCommand: RexCtlCommand {
             try SendCommand.checkAccepted(result, node: node)
             switch context.globals.output {
             case .json: context.printJSON(result)
-            case .table: context.stdout.line("\(node.id) accepted \((result["action"] ?? action).compactText)")
+            case .table:
+                // The action is JSON text, escaped the JSON way (no raw control characters).
+                context.stdout.line("\(TerminalText.escaped(node.id)) accepted \((result["action"] ?? action).compactText)")
             }
             return .success
         }
@@ -176,18 +178,18 @@ struct SendCommand: RexCtlCommand {
                 let result = try context.request(node, .dispatch, action: try action(repetition: repetition))
                 try SendCommand.checkAccepted(result, node: node)
             } catch {
-                if table { context.stdout.line(summary()) }
+                if table { context.stdout.escapedLine(summary()) }
                 throw error
             }
             accepted += 1
             if table, clock.now - lastProgress >= .seconds(1), repetition < count {
                 lastProgress = clock.now
                 let seconds = elapsedSeconds()
-                context.stdout.line("\(node.id): sent \(accepted)/\(count) (\(Formatting.rate(Double(accepted) / seconds)))")
+                context.stdout.escapedLine("\(node.id): sent \(accepted)/\(count) (\(Formatting.rate(Double(accepted) / seconds)))")
             }
         }
         if table {
-            context.stdout.line(summary())
+            context.stdout.escapedLine(summary())
         } else {
             let seconds = elapsedSeconds()
             context.printJSON(.object([

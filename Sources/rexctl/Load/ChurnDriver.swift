@@ -405,7 +405,7 @@ final class ChurnDriver {
             lastSample = (elapsed, changes)
             let sample = ChurnSample(index: index, elapsed: elapsed, rate: rate, nodes: nodeSamples)
             samples.append(sample)
-            progress.line(ChurnReport.progressLine(sample, nodeIDs: nodes.map(\.id)))
+            progress.escapedLine(ChurnReport.progressLine(sample, nodeIDs: nodes.map(\.id)))
         }
 
         while true {

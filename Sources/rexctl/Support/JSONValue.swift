@@ -83,7 +83,8 @@ enum JSONValue: Sendable, Equatable {
 // MARK: serializing
 
 extension JSONValue {
-    /// One-line JSON text with no insignificant whitespace.
+    /// One-line JSON text with no insignificant whitespace and no raw control characters
+    /// (``TerminalText/isControl(_:)`` characters are written as `\u` escapes).
     var compactText: String {
         var output = ""
         write(to: &output)
@@ -127,7 +128,10 @@ extension JSONValue {
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
             default:
-                if scalar.value < 0x20 {
+                // RFC 8259 requires only U+0000–U+001F to be escaped; DEL, C1 and the bidi
+                // controls are escaped too, so `-o json` never carries a character a terminal
+                // would act on (the value stays the same for any JSON reader).
+                if TerminalText.isControl(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
