@@ -51,6 +51,9 @@ struct SendCommand: RexCtlCommand {
         ActionForm(word: "remove-peer", type: "removePeer", fields: ["id"]),
     ]
 
+    /// What `--count` accepts: ten million is more than a day at 100/s.
+    static let countRange = 1...10_000_000
+
     var nodeID: String
     var actionWord: String?
     var actionArguments: [String]
@@ -66,18 +69,9 @@ struct SendCommand: RexCtlCommand {
         json = arguments.value("--json")
         from = arguments.value("--from")
         if let text = arguments.value("--count") {
-            guard let value = Int(text), value > 0 else {
-                throw UsageError("--count expects a positive whole number, not '\(text)'")
-            }
-            count = value
+            count = try NumericOption.count(text, option: "--count", range: SendCommand.countRange)
         }
-        if let text = arguments.value("--rate") {
-            let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
-            guard let value = Double(number), value > 0, value.isFinite else {
-                throw UsageError("--rate expects a positive number per second such as 100 or 100/s, not '\(text)'")
-            }
-            rate = value
-        }
+        if let text = arguments.value("--rate") { rate = try NumericOption.rate(text, option: "--rate") }
     }
 
     func validate(_ globals: GlobalOptions) throws(UsageError) {
@@ -172,7 +166,8 @@ struct SendCommand: RexCtlCommand {
         }
         for repetition in 1...count {
             if let rate {
-                Pause.until(start.advanced(by: .microseconds(Int64(Double(repetition) / rate * 1_000_000))))
+                // At most 1e7 / 0.001 s (countRange, rateRange): the conversion cannot trap.
+                Pause.until(start.advanced(by: .seconds(Double(repetition) / rate)))
             }
             do {
                 let result = try context.request(node, .dispatch, action: try action(repetition: repetition))

@@ -78,7 +78,7 @@ struct StateCommand: RexCtlCommand {
                 let value = peer.value
                 var seen = "never"
                 if let lastSeen = value["lastSeenMs"]?.doubleValue {
-                    seen = now.map { Formatting.milliseconds(.number(String(Int64(max(0, $0 - lastSeen))))) + " ago" }
+                    seen = now.map { Formatting.milliseconds(max(0, $0 - lastSeen)) + " ago" }
                         ?? Formatting.milliseconds(value["lastSeenMs"])
                 }
                 table.append([

@@ -368,6 +368,7 @@ final class ChurnDriver {
 
         // 3. Churn on a deadline schedule, feeds every 100 ms, a sample every 500 ms.
         acknowledgedChanges = Array(repeating: 0, count: n)
+        // At most 1e6/s × 1h (NumericOption.rateRange, LoadCommand.durationRange): fits an Int.
         let total = Int((settings.rate * settings.duration.seconds).rounded())
         let interval = 1.0 / settings.rate
         var nextFollow = Array(repeating: 0, count: n)

@@ -54,11 +54,16 @@ enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// A whole number within ±(2^53 − 1) (`42`, `4.0`, `1e3`), the integers JSON carries
+    /// exactly; nil for anything else. Node counters are hostile input: bounding them here
+    /// means sums and differences of a few of them can never overflow an `Int`.
     var intValue: Int? {
         guard case .number(let text) = self else { return nil }
-        if let int = Int(text) { return int }
-        if let double = Double(text), double.rounded() == double, abs(double) < 9e15 { return Int(double) }
-        return nil
+        let exact = -Formatting.maxExactInteger...Formatting.maxExactInteger
+        if let int = Int64(text) { return exact.contains(int) ? Int(int) : nil }
+        guard let double = Double(text), double.rounded() == double, let whole = Formatting.wholeNumber(double)
+        else { return nil }
+        return Int(whole)
     }
 
     var isNull: Bool { self == .null }
