@@ -10,7 +10,7 @@ struct GlobalOptions: Sendable, Equatable {
     /// `--node ID=ENDPOINT`, in order.
     var nodes: [NodeAddress] = []
     var output: OutputFormat = .table
-    /// `--timeout`, if given; see ``requestTimeout``.
+    /// `--timeout`, if given (1ms to 24h); see ``requestTimeout``.
     var timeout: Duration?
 
     /// How long each request waits for its reply.
@@ -43,6 +43,11 @@ struct GlobalOptions: Sendable, Equatable {
             guard !id.isEmpty, endpoint.contains("://") else {
                 throw UsageError("--node expects ID=ENDPOINT, e.g. n1=tcp://127.0.0.1:7201, not '\(text)'")
             }
+            guard NumericOption.hasValidPort(endpoint) else {
+                let ports = NumericOption.portRange
+                throw UsageError("--node expects ID=ENDPOINT with a tcp port from \(ports.lowerBound) to "
+                    + "\(ports.upperBound), e.g. n1=tcp://127.0.0.1:7201, not '\(text)'")
+            }
             nodes.removeAll { $0.id == id }
             nodes.append(NodeAddress(id: id, control: endpoint, pub: nil))
         }
@@ -53,15 +58,7 @@ struct GlobalOptions: Sendable, Equatable {
             output = format
         }
         if let text = parsed.value("--timeout") {
-            timeout = try GlobalOptions.duration(text, option: "--timeout")
+            timeout = try NumericOption.duration(text, option: "--timeout")
         }
-    }
-
-    /// Parses a duration option value, or explains the accepted forms.
-    static func duration(_ text: String, option: String) throws(UsageError) -> Duration {
-        guard let duration = DurationParser.parse(text) else {
-            throw UsageError("\(option) expects a positive duration such as 500ms, 2s or 1m, not '\(text)'")
-        }
-        return duration
     }
 }

@@ -44,7 +44,8 @@ enum RexCtl {
     /// Runs one command line (without the program name) and returns the exit status.
     ///
     /// Help goes to `stdout` (exit 0). A usage error prints `Error: …` and the usage line on
-    /// `stderr` (64). Other failures print one line on `stderr` (1 or 2).
+    /// `stderr` (64). Other failures print one line on `stderr` (1 or 2). Error messages are
+    /// escaped for the terminal (``TextOutput/errorLine(_:)``): they quote node replies.
     static func main(arguments: [String], environment: RexCtlEnvironment = .process,
                      stdout: any TextOutput, stderr: any TextOutput) -> Int32 {
         let scan = scanner.scan(arguments)
@@ -55,7 +56,8 @@ enum RexCtl {
             return ExitCode.success.rawValue
         }
         func usageFailure(_ error: UsageError) -> Int32 {
-            stderr.write("Error: \(error.message)\n" + HelpFormatter.usageHint(for: type?.spec))
+            stderr.errorLine(error.message)
+            stderr.write(HelpFormatter.usageHint(for: type?.spec))
             return ExitCode.usage.rawValue
         }
         if let error = scan.error { return usageFailure(error) }
@@ -78,13 +80,13 @@ enum RexCtl {
         } catch let error as UsageError {
             return usageFailure(error)
         } catch let error as CommandFailure {
-            stderr.line("Error: \(error.message)")
+            stderr.errorLine(error.message)
             return error.exitCode.rawValue
         } catch let error as ControlError {
-            stderr.line("Error: \(error.description)")
+            stderr.errorLine(error.description)
             return ExitCode.nodeError.rawValue
         } catch {
-            stderr.line("Error: \(error)")
+            stderr.errorLine("\(error)")
             return ExitCode.failure.rawValue
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ZMQ
 
@@ -108,4 +109,69 @@ struct TemporaryDirectory {
     }
 
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A fake node on loopback that answers every control request with a reply of the test's
+/// choosing, to play a hostile node (odd protocol versions, control characters, absurd numbers).
+///
+/// Its ROUTER lives on a thread of its own (the socket never leaves it); ``stop()`` ends it.
+final class CannedNode: Sendable {
+    let endpoint: String
+    private let context: ZMQContext
+    private let control = Control()
+
+    /// - Parameter reply: the reply document's text for a request's `op` and `id`.
+    init(reply: @escaping @Sendable (_ operation: String, _ id: String) -> String) throws {
+        let context = try ZMQContext()
+        self.context = context
+        let bound = Mutex<Result<String, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let control = self.control
+        let thread = Thread {
+            defer { control.finished.signal() }
+            let socket: ZMQSocket
+            do {
+                socket = try context.socket(.router)
+                try socket.setOption(.linger, .zero)
+                try socket.bind("tcp://127.0.0.1:*")
+                bound.withLock { $0 = .success((try? socket.lastEndpoint) ?? "") }
+            } catch {
+                bound.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
+            ready.signal()
+            defer { socket.close() }
+            let poller = ZMQPoller()
+            _ = try? poller.register(socket)
+            while !control.stopRequested.withLock({ $0 }) {
+                _ = try? poller.poll(timeout: .milliseconds(20))
+                while let frames = try? socket.tryReceiveMultipart(), let request = frames.last {
+                    let document = try? JSONValue.parse(request)
+                    let text = reply(document?["op"]?.stringValue ?? "", document?["id"]?.stringValue ?? "")
+                    _ = try? socket.sendMultipart(frames.dropLast() + [Array(text.utf8)])
+                }
+            }
+        }
+        thread.start()
+        ready.wait()
+        endpoint = try bound.withLock { $0! }.get()
+    }
+
+    /// A success reply `{"v": <version>, "id": …, "ok": true, "result": <result>}`.
+    static func success(id: String, result: String, version: String = "1") -> String {
+        #"{"v":\#(version),"id":"\#(id)","ok":true,"result":\#(result)}"#
+    }
+
+    func stop() {
+        control.stopRequested.withLock { $0 = true }
+        control.finished.wait()
+        try? context.terminate()
+    }
+
+    /// What the test and the node's thread share.
+    private final class Control: Sendable {
+        let stopRequested = Mutex(false)
+        let finished = DispatchSemaphore(value: 0)
+    }
 }

@@ -27,6 +27,10 @@ final class NodeClient {
         case ping, dispatch, state, keep, metrics
     }
 
+    /// The protocol version requests carry and replies must carry: exactly the integer literal
+    /// `1` (``JSONValue`` keeps number literals, so `1.0`, `1e0` and `true` are other values).
+    static let protocolVersion: JSONValue = .number("1")
+
     let node: NodeAddress
     let socket: ZMQSocket
     private var sequence = 0
@@ -64,7 +68,7 @@ final class NodeClient {
         sequence += 1
         let id = NodeClient.idPrefix + String(sequence)
         var members: [JSONValue.Member] = [
-            .init(key: "v", value: .number("1")),
+            .init(key: "v", value: NodeClient.protocolVersion),
             .init(key: "id", value: .string(id)),
             .init(key: "op", value: .string(operation.rawValue)),
         ]
@@ -110,31 +114,60 @@ final class NodeClient {
 
     /// Decodes a reply frame; nil when it answers another request.
     func decode(_ frame: [UInt8], expecting id: String) -> Result<JSONValue, ControlError>? {
-        let document: JSONValue
-        do {
-            document = try JSONValue.parse(frame)
-        } catch {
-            return .failure(ControlError(node: node, kind: .badReply("not JSON: \(error)")))
+        let reply = NodeClient.Reply(frame, from: node)
+        if let replyID = reply.id, replyID != .string(id), replyID != .null { return nil }
+        return reply.outcome
+    }
+
+    /// One reply frame, read: which request it answers and what it says.
+    ///
+    /// The one place a reply is judged, for ``decode(_:expecting:)`` and the churn driver's
+    /// pipelined requests alike: it must be a JSON object whose `"v"` is ``protocolVersion``
+    /// and whose `"ok"` is a boolean.
+    struct Reply: Sendable {
+        /// The reply's `"id"` member as sent (nil when absent or when the frame is not an object).
+        var id: JSONValue?
+        /// The `result` of a success reply, or why there is none.
+        var outcome: Result<JSONValue, ControlError>
+
+        init(_ frame: [UInt8], from node: NodeAddress) {
+            let document: JSONValue
+            do {
+                document = try JSONValue.parse(frame)
+            } catch {
+                self.init(id: nil, outcome: .failure(ControlError(node: node, kind: .badReply("not JSON: \(error)"))))
+                return
+            }
+            guard document.members != nil else {
+                self.init(id: nil, outcome: .failure(ControlError(node: node, kind: .badReply("not a JSON object"))))
+                return
+            }
+            self.init(id: document["id"], outcome: Reply.outcome(of: document, from: node))
         }
-        guard document.members != nil else {
-            return .failure(ControlError(node: node, kind: .badReply("not a JSON object")))
+
+        private init(id: JSONValue?, outcome: Result<JSONValue, ControlError>) {
+            self.id = id
+            self.outcome = outcome
         }
-        if let replyID = document["id"], replyID != .string(id), replyID != .null {
-            return nil
-        }
-        if let version = document["v"], version.intValue != 1 {
-            return .failure(ControlError(node: node, kind: .badReply("protocol version \(version.displayText)")))
-        }
-        switch document["ok"] {
-        case .bool(true):
-            return .success(document["result"] ?? .null)
-        case .bool(false):
-            let error = document["error"]
-            return .failure(ControlError(node: node, kind: .errorReply(
-                code: error?["code"]?.stringValue ?? "unknown",
-                message: error?["message"]?.stringValue ?? "(no message)")))
-        default:
-            return .failure(ControlError(node: node, kind: .badReply(#"no "ok" member"#)))
+
+        private static func outcome(of document: JSONValue, from node: NodeAddress) -> Result<JSONValue, ControlError> {
+            guard let version = document["v"] else {
+                return .failure(ControlError(node: node, kind: .badReply(#"no "v" member"#)))
+            }
+            guard version == NodeClient.protocolVersion else {
+                return .failure(ControlError(node: node, kind: .badReply("protocol version \(version.compactText)")))
+            }
+            switch document["ok"] {
+            case .bool(true):
+                return .success(document["result"] ?? .null)
+            case .bool(false):
+                let error = document["error"]
+                return .failure(ControlError(node: node, kind: .errorReply(
+                    code: error?["code"]?.stringValue ?? "unknown",
+                    message: error?["message"]?.stringValue ?? "(no message)")))
+            default:
+                return .failure(ControlError(node: node, kind: .badReply(#"no "ok" member"#)))
+            }
         }
     }
 }

@@ -46,26 +46,25 @@ struct DescribeCommand: RexCtlCommand {
         ("recreates", "Recreates"), ("deliveries", "Delivered"), ("drops", "Dropped"),
     ]
 
+    /// The channel as label/value lines, then its history as a table (both escape what the node sent).
     static func render(_ channel: JSONValue, node: String, style: Style = Style(isEnabled: false)) -> String {
-        var rows: [(String, String)] = [("Channel", Formatting.cell(channel["id"])), ("Node", node)]
+        var fields = FieldList(labelSuffix: ":")
+        fields.append("Channel", Formatting.cell(channel["id"]))
+        fields.append("Node", node)
         for (key, label) in labels {
             guard let value = channel[key] else { continue }
             switch key {
-            case "settleMs", "ageMs": rows.append((label, Formatting.milliseconds(value)))
-            case "sinceMs": rows.append((label, Formatting.preciseSeconds(value)))
-            case "status": rows.append((label, style.status(Formatting.cell(value))))
-            default: rows.append((label, Formatting.cell(value)))
+            case "settleMs", "ageMs": fields.append(label, Formatting.milliseconds(value))
+            case "sinceMs": fields.append(label, Formatting.preciseSeconds(value))
+            case "status": fields.append(label, Formatting.cell(value), isStatus: true)
+            default: fields.append(label, Formatting.cell(value))
             }
         }
         let known = Set(labels.map(\.key) + ["id", "history"])
         for member in channel.members ?? [] where !known.contains(member.key) {
-            rows.append((member.key, Formatting.cell(member.value)))
+            fields.append(member.key, Formatting.cell(member.value))
         }
-        let width = rows.map(\.0.count).max()! + 3
-        var text = ""
-        for (label, value) in rows {
-            text += label + ":" + String(repeating: " ", count: width - label.count - 1) + value + "\n"
-        }
+        var text = fields.render(style: style)
         let history = channel["history"]?.elements ?? []
         text += "History:" + (history.isEmpty ? " (none)" : "") + "\n"
         if !history.isEmpty {

@@ -39,7 +39,7 @@ struct KeepCommand: RexCtlCommand {
         if watch { return try runWatch(nodes, context: context) }
         let results = try fetch(nodes, context: context, timeout: context.globals.requestTimeout)
         let failures = show(results, context: context)
-        for failure in failures { context.stderr.line("Error: \(failure.description)") }
+        for failure in failures { context.stderr.errorLine(failure.description) }
         return failures.isEmpty ? .success : .nodeError
     }
 
@@ -108,7 +108,7 @@ struct KeepCommand: RexCtlCommand {
                 let failures = show(results, context: context)
                 let errors = failures.map(\.description)
                 if errors != lastErrors {
-                    for error in errors { context.stderr.line("Error: \(error)") }
+                    for error in errors { context.stderr.errorLine(error) }
                     lastErrors = errors
                 }
                 draws += 1

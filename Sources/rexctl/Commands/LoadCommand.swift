@@ -52,47 +52,44 @@ struct LoadCommand: RexCtlCommand {
     var sweepDuration: Duration = .seconds(15)
     var svgFile: String?
 
+    /// What `--duration` and `--sweep-duration` accept.
+    static let durationRange: ClosedRange<Duration> = .milliseconds(1)...(.seconds(3_600))
+    /// How many rates `--sweep` may list.
+    static let maxSweepRates = 32
+
     init(_ arguments: ParsedArguments) throws(UsageError) {
         scenario = arguments.argument("scenario") ?? ""
-        if let text = arguments.value("--follows") { follows = try LoadCommand.count(text, option: "--follows", max: 10_000) }
-        if let text = arguments.value("--rate") { rate = try LoadCommand.rate(text, option: "--rate") }
-        if let text = arguments.value("--duration") { duration = try GlobalOptions.duration(text, option: "--duration") }
-        if let text = arguments.value("--feeds") { feeds = try LoadCommand.count(text, option: "--feeds", max: 1_000) }
-        if let text = arguments.value("--in-flight") { inFlight = try LoadCommand.count(text, option: "--in-flight", max: 1_000) }
+        if let text = arguments.value("--follows") {
+            follows = try NumericOption.count(text, option: "--follows", range: 1...10_000)
+        }
+        if let text = arguments.value("--rate") { rate = try NumericOption.rate(text, option: "--rate") }
+        if let text = arguments.value("--duration") {
+            duration = try NumericOption.duration(text, option: "--duration", range: LoadCommand.durationRange)
+        }
+        if let text = arguments.value("--feeds") {
+            feeds = try NumericOption.count(text, option: "--feeds", range: 1...1_000)
+        }
+        if let text = arguments.value("--in-flight") {
+            inFlight = try NumericOption.count(text, option: "--in-flight", range: 1...1_000)
+        }
         fromPeers = arguments.has("--from-peers")
         resultFile = arguments.value("--result")
         if let text = arguments.value("--sweep") {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            for part in parts { sweep.append(try LoadCommand.rate(String(part), option: "--sweep")) }
+            guard parts.count <= LoadCommand.maxSweepRates else {
+                throw UsageError("--sweep expects at most \(LoadCommand.maxSweepRates) rates, not \(parts.count)")
+            }
+            for part in parts { sweep.append(try NumericOption.rate(String(part), option: "--sweep")) }
         }
         if let text = arguments.value("--sweep-duration") {
-            sweepDuration = try GlobalOptions.duration(text, option: "--sweep-duration")
+            sweepDuration = try NumericOption.duration(text, option: "--sweep-duration", range: LoadCommand.durationRange)
         }
         svgFile = arguments.value("--svg")
-    }
-
-    static func count(_ text: String, option: String, max: Int) throws(UsageError) -> Int {
-        guard let value = Int(text), value >= 1, value <= max else {
-            throw UsageError("\(option) expects a whole number from 1 to \(max), not '\(text)'")
-        }
-        return value
-    }
-
-    static func rate(_ text: String, option: String) throws(UsageError) -> Double {
-        let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              let value = Double(number), value > 0, value <= 1_000_000 else {
-            throw UsageError("\(option) expects a rate per second such as 500 or 2000/s, not '\(text)'")
-        }
-        return value
     }
 
     func validate(_ globals: GlobalOptions) throws(UsageError) {
         guard scenario == "churn" else { throw UsageError("Unknown load scenario '\(scenario)' (scenarios: churn)") }
         if svgFile != nil && sweep.isEmpty { throw UsageError("--svg needs --sweep (the chart plots the sweep's rates)") }
-        if duration > .seconds(3_600) || sweepDuration > .seconds(3_600) {
-            throw UsageError("--duration and --sweep-duration must be at most 1h")
-        }
     }
 
     func settings(rate: Double, duration: Duration, timeout: Duration) -> ChurnSettings {
@@ -123,7 +120,7 @@ struct LoadCommand: RexCtlCommand {
             progress.line("== churn \(step.label): \(nodes.count) nodes × \(follows) follows, target \(ChurnReport.oneDecimal(step.rate)) changes/s "
                 + "for \(DurationParser.format(step.duration))\(fromPeers ? ", follows from peers" : "")")
             let driver = try ChurnDriver(nodes: nodes, clients: clients, settings: settings, progress: progress) { violation in
-                context.stderr.line("FAIL: \(violation)")
+                context.stderr.escapedLine("FAIL: \(violation)")
             }
             last = driver
             let result = try driver.run()

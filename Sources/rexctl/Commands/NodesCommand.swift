@@ -60,10 +60,10 @@ struct NodesCommand: RexCtlCommand {
         guard !failures.isEmpty else { return .success }
         if failures.count == 1 {
             let failure = failures[0]
-            context.stderr.line("Error: \(failure.descriptionWithoutHint)")
+            context.stderr.errorLine(failure.descriptionWithoutHint)
         } else {
             let list = failures.map { "\($0.node.id) (\($0.node.control))" }.joined(separator: ", ")
-            context.stderr.line("Error: \(failures.count) of \(reports.count) nodes did not answer within "
+            context.stderr.errorLine("\(failures.count) of \(reports.count) nodes did not answer within "
                 + "\(DurationParser.format(timeout)): \(list) — are they running?")
         }
         return .nodeError

@@ -51,6 +51,9 @@ struct SendCommand: RexCtlCommand {
         ActionForm(word: "remove-peer", type: "removePeer", fields: ["id"]),
     ]
 
+    /// What `--count` accepts: ten million is more than a day at 100/s.
+    static let countRange = 1...10_000_000
+
     var nodeID: String
     var actionWord: String?
     var actionArguments: [String]
@@ -66,18 +69,9 @@ struct SendCommand: RexCtlCommand {
         json = arguments.value("--json")
         from = arguments.value("--from")
         if let text = arguments.value("--count") {
-            guard let value = Int(text), value > 0 else {
-                throw UsageError("--count expects a positive whole number, not '\(text)'")
-            }
-            count = value
+            count = try NumericOption.count(text, option: "--count", range: SendCommand.countRange)
         }
-        if let text = arguments.value("--rate") {
-            let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
-            guard let value = Double(number), value > 0, value.isFinite else {
-                throw UsageError("--rate expects a positive number per second such as 100 or 100/s, not '\(text)'")
-            }
-            rate = value
-        }
+        if let text = arguments.value("--rate") { rate = try NumericOption.rate(text, option: "--rate") }
     }
 
     func validate(_ globals: GlobalOptions) throws(UsageError) {
@@ -139,7 +133,9 @@ struct SendCommand: RexCtlCommand {
             try SendCommand.checkAccepted(result, node: node)
             switch context.globals.output {
             case .json: context.printJSON(result)
-            case .table: context.stdout.line("\(node.id) accepted \((result["action"] ?? action).compactText)")
+            case .table:
+                // The action is JSON text, escaped the JSON way (no raw control characters).
+                context.stdout.line("\(TerminalText.escaped(node.id)) accepted \((result["action"] ?? action).compactText)")
             }
             return .success
         }
@@ -170,24 +166,25 @@ struct SendCommand: RexCtlCommand {
         }
         for repetition in 1...count {
             if let rate {
-                Pause.until(start.advanced(by: .microseconds(Int64(Double(repetition) / rate * 1_000_000))))
+                // At most 1e7 / 0.001 s (countRange, rateRange): the conversion cannot trap.
+                Pause.until(start.advanced(by: .seconds(Double(repetition) / rate)))
             }
             do {
                 let result = try context.request(node, .dispatch, action: try action(repetition: repetition))
                 try SendCommand.checkAccepted(result, node: node)
             } catch {
-                if table { context.stdout.line(summary()) }
+                if table { context.stdout.escapedLine(summary()) }
                 throw error
             }
             accepted += 1
             if table, clock.now - lastProgress >= .seconds(1), repetition < count {
                 lastProgress = clock.now
                 let seconds = elapsedSeconds()
-                context.stdout.line("\(node.id): sent \(accepted)/\(count) (\(Formatting.rate(Double(accepted) / seconds)))")
+                context.stdout.escapedLine("\(node.id): sent \(accepted)/\(count) (\(Formatting.rate(Double(accepted) / seconds)))")
             }
         }
         if table {
-            context.stdout.line(summary())
+            context.stdout.escapedLine(summary())
         } else {
             let seconds = elapsedSeconds()
             context.printJSON(.object([

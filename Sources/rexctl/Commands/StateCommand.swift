@@ -26,11 +26,13 @@ struct StateCommand: RexCtlCommand {
         return .success
     }
 
-    /// The state as sections of tables.
+    /// The state as a head of label/value lines and sections of tables (all escape what the node sent).
     static func render(_ state: JSONValue, style: Style = Style(isEnabled: false)) -> String {
-        var text = "NODE      \(Formatting.cell(state["id"]))  (up \(Formatting.milliseconds(state["nowMs"])))\n"
+        var head = FieldList()
+        head.append("NODE", "\(Formatting.cell(state["id"]))  (up \(Formatting.milliseconds(state["nowMs"])))")
         let settings = (state["settings"]?.members ?? []).map { "\($0.key)=\($0.value.displayText)" }
-        text += "SETTINGS  \(settings.isEmpty ? "-" : settings.joined(separator: " "))\n"
+        head.append("SETTINGS", settings.isEmpty ? "-" : settings.joined(separator: " "))
+        var text = head.render(style: style)
 
         text += "\nFEEDS\n"
         let feeds = state["feeds"]?.members ?? []
@@ -76,7 +78,7 @@ struct StateCommand: RexCtlCommand {
                 let value = peer.value
                 var seen = "never"
                 if let lastSeen = value["lastSeenMs"]?.doubleValue {
-                    seen = now.map { Formatting.milliseconds(.number(String(Int64(max(0, $0 - lastSeen))))) + " ago" }
+                    seen = now.map { Formatting.milliseconds(max(0, $0 - lastSeen)) + " ago" }
                         ?? Formatting.milliseconds(value["lastSeenMs"])
                 }
                 table.append([

@@ -121,7 +121,7 @@ struct WaitCommand: RexCtlCommand {
                         if let state { context.printJSON(state) }
                     case .table:
                         let elapsed = DurationParser.format(clock.now - start)
-                        context.stdout.line("\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
+                        context.stdout.escapedLine("\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
                             + "hold\(conditions.count == 1 ? "s" : "") (after \(elapsed))")
                     }
                     return .success

@@ -157,22 +157,19 @@ final class ChurnDriver {
                     throw ControlError(node: client.node, kind: .transport(error.description))
                 }
                 guard let frames else { break }
-                guard let last = frames.last, let document = try? JSONValue.parse(last),
-                      let id = document["id"]?.stringValue, let request = pending[n].removeValue(forKey: id)
-                else { continue }
-                let ok = document["ok"] == .bool(true)
-                let outcome: Result<JSONValue, ControlError>
-                if ok {
-                    outcome = .success(document["result"] ?? .null)
-                } else {
-                    outcome = .failure(ControlError(node: client.node, kind: .errorReply(
-                        code: document["error"]?["code"]?.stringValue ?? "unknown",
-                        message: document["error"]?["message"]?.stringValue ?? "(no message)")))
-                }
+                // Judged like every other reply (version, "ok"); one without a pending id is dropped.
+                guard let last = frames.last else { continue }
+                let reply = NodeClient.Reply(last, from: client.node)
+                guard let id = reply.id?.stringValue, let request = pending[n].removeValue(forKey: id) else { continue }
+                let outcome = reply.outcome
                 if request.isDispatch {
                     dispatchesInFlight[n] -= 1
-                    if case .failure(let error) = outcome, failedDispatch == nil { failedDispatch = error }
-                    if ok && request.countsAsChange { acknowledgedChanges[n] += 1 }
+                    switch outcome {
+                    case .success:
+                        if request.countsAsChange { acknowledgedChanges[n] += 1 }
+                    case .failure(let error):
+                        if failedDispatch == nil { failedDispatch = error }
+                    }
                 } else {
                     replies[n][id] = outcome
                 }
@@ -368,6 +365,7 @@ final class ChurnDriver {
 
         // 3. Churn on a deadline schedule, feeds every 100 ms, a sample every 500 ms.
         acknowledgedChanges = Array(repeating: 0, count: n)
+        // At most 1e6/s × 1h (NumericOption.rateRange, LoadCommand.durationRange): fits an Int.
         let total = Int((settings.rate * settings.duration.seconds).rounded())
         let interval = 1.0 / settings.rate
         var nextFollow = Array(repeating: 0, count: n)
@@ -405,7 +403,7 @@ final class ChurnDriver {
             lastSample = (elapsed, changes)
             let sample = ChurnSample(index: index, elapsed: elapsed, rate: rate, nodes: nodeSamples)
             samples.append(sample)
-            progress.line(ChurnReport.progressLine(sample, nodeIDs: nodes.map(\.id)))
+            progress.escapedLine(ChurnReport.progressLine(sample, nodeIDs: nodes.map(\.id)))
         }
 
         while true {

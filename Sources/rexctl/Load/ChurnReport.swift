@@ -33,12 +33,14 @@ struct ChurnFigures: Sendable, Equatable {
 struct CycleHistogram: Sendable, Equatable {
     var counts: [Int: Int] = [:]
 
+    /// Reads `reconcile.histogram`. A node may send any number of buckets, so counts add up
+    /// saturating (``saturatingSum(_:_:)``) instead of trapping on overflow.
     init(_ metrics: JSONValue?) {
         guard case .array(let buckets)? = metrics?["reconcile"]?["histogram"] else { return }
         for bucket in buckets {
             guard case .array(let pair) = bucket, pair.count == 2,
                   let edge = pair[0].intValue, let count = pair[1].intValue else { continue }
-            counts[edge, default: 0] += count
+            counts[edge] = CycleHistogram.saturatingSum(counts[edge, default: 0], count)
         }
     }
 
@@ -47,25 +49,36 @@ struct CycleHistogram: Sendable, Equatable {
     /// This histogram minus an earlier one of the same node.
     func subtracting(_ earlier: CycleHistogram) -> CycleHistogram {
         var result = self
-        for (edge, count) in earlier.counts { result.counts[edge, default: 0] -= count }
+        for (edge, count) in earlier.counts {
+            let negated = count == .min ? .max : -count
+            result.counts[edge] = CycleHistogram.saturatingSum(result.counts[edge, default: 0], negated)
+        }
         return result
     }
 
     mutating func add(_ other: CycleHistogram) {
-        for (edge, count) in other.counts { counts[edge, default: 0] += count }
+        for (edge, count) in other.counts {
+            counts[edge] = CycleHistogram.saturatingSum(counts[edge, default: 0], count)
+        }
     }
 
-    /// The upper edge (ms) of the bucket holding the given fraction of cycles; 0 when empty.
+    /// The upper edge (ms) of the bucket holding the given fraction (0...1) of cycles; 0 when empty.
     func percentileMs(_ fraction: Double) -> Double {
-        let total = counts.values.reduce(0) { $0 + max($1, 0) }
+        let total = counts.values.reduce(0) { CycleHistogram.saturatingSum($0, max($1, 0)) }
         guard total > 0 else { return 0 }
-        let rank = max(1, Int((Double(total) * fraction).rounded(.up)))
+        let rank = max(1, Int(exactly: (Double(total) * min(max(fraction, 0), 1)).rounded(.up)) ?? total)
         var seen = 0
         for edge in counts.keys.sorted() where counts[edge]! > 0 {
-            seen += counts[edge]!
+            seen = CycleHistogram.saturatingSum(seen, counts[edge]!)
             if seen >= rank { return Double(edge) / 1e6 }
         }
         return 0
+    }
+
+    /// `a + b`, or `Int.max`/`Int.min` where that would overflow.
+    static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
     }
 
     var maxMs: Double { Double(counts.filter { $0.value > 0 }.keys.max() ?? 0) / 1e6 }
@@ -151,10 +164,7 @@ enum ChurnReport {
 
     static func ms(_ value: Double) -> String { Formatting.threeDecimals(value) }
 
-    static func oneDecimal(_ value: Double) -> String {
-        let tenths = Int64((max(0, value) * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
-    }
+    static func oneDecimal(_ value: Double) -> String { Formatting.oneDecimal(value) }
 
     static func mebibytes(_ bytes: Int) -> String { oneDecimal(Double(bytes) / 1_048_576) + "M" }
 

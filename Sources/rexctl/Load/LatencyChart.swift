@@ -23,9 +23,11 @@ enum LatencyChart {
         return 10 * magnitude
     }
 
-    /// A tick label without trailing zeros: 0, 0.05, 1.5, 2000.
+    /// A tick label without trailing zeros: 0, 0.05, 1.5, 2000 (`1e+300` beyond exact integers).
     static func label(_ value: Double) -> String {
-        if abs(value - value.rounded()) < 1e-9 { return String(Int64(value.rounded())) }
+        if abs(value - value.rounded()) < 1e-9 {
+            return Formatting.wholeNumber(value).map { String($0) } ?? "\(value)"
+        }
         var text = String(format: "%.3f", value)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
@@ -39,9 +41,22 @@ enum LatencyChart {
             .replacingOccurrences(of: ">", with: "&gt;")
     }
 
+    /// The largest value plotted on either axis; larger ones (and negative or non-finite ones,
+    /// which a node's metrics can produce) are drawn at the edge or at 0.
+    static let maxPlottedValue = 1e12
+
+    /// `value` within 0...``maxPlottedValue`` (NaN as 0): with an infinite axis the tick loops
+    /// below would never end.
+    static func plottable(_ value: Double) -> Double {
+        value.isNaN ? 0 : min(max(value, 0), maxPlottedValue)
+    }
+
     /// The chart as SVG text.
     static func svg(_ points: [Point], title: String, note: String) -> String {
-        let sorted = points.sorted { $0.rate < $1.rate }
+        let sorted = points.map { point in
+            Point(rate: plottable(point.rate), p50Ms: plottable(point.p50Ms), p99Ms: plottable(point.p99Ms),
+                  meanMs: plottable(point.meanMs))
+        }.sorted { $0.rate < $1.rate }
         let maxRate = max(sorted.map(\.rate).max() ?? 1, 1)
         let maxMs = max(sorted.flatMap { [$0.p50Ms, $0.p99Ms, $0.meanMs] }.max() ?? 0.001, 0.001)
         let xStep = niceStep(maxRate), yStep = niceStep(maxMs)

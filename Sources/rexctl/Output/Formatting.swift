@@ -1,9 +1,35 @@
 /// Small text helpers shared by the table renderers.
+///
+/// Their numbers mostly come from node replies, which are hostile input: a value may be
+/// `1e300`, `-1e300` or (as `1e999`) infinite. No helper converts a `Double` to an integer
+/// without ``wholeNumber(_:)``, and a value it cannot show exactly is shown as written
+/// (`1e300ms`) or in Swift's notation (`1e+18/s`) instead of trapping.
 enum Formatting {
-    /// A millisecond count as `850ms`, `3.9s`, `2m5s`; `-` when absent.
+    /// The largest magnitude a `Double` holds with every integer below it exact (2^53 − 1):
+    /// the range JSON numbers interoperate in (RFC 8259 §6).
+    static let maxExactInteger: Int64 = 9_007_199_254_740_991
+
+    /// `value` rounded to the nearest integer, or nil when it is not finite or beyond
+    /// ±``maxExactInteger`` — the one place a `Double` becomes an integer here, so that
+    /// conversion can never trap and later arithmetic on the result cannot overflow.
+    static func wholeNumber(_ value: Double) -> Int64? {
+        let rounded = value.rounded()
+        guard rounded.isFinite, abs(rounded) <= Double(maxExactInteger) else { return nil }
+        return Int64(rounded)
+    }
+
+    /// A millisecond count as `850ms`, `3.9s`, `2m5s`; `-` when absent; as written plus `ms` when out of range.
     static func milliseconds(_ value: JSONValue?) -> String {
         guard let value, let double = value.doubleValue else { return "-" }
-        return DurationParser.formatMilliseconds(Int64(double.rounded()))
+        guard let whole = wholeNumber(double) else { return value.displayText + "ms" }
+        return DurationParser.formatMilliseconds(whole)
+    }
+
+    /// A millisecond count rexctl computed from node values, e.g. `88ms`; Swift's notation
+    /// (`2e+300ms`) when out of range.
+    static func milliseconds(_ value: Double) -> String {
+        guard let whole = wholeNumber(value) else { return "\(value)ms" }
+        return DurationParser.formatMilliseconds(whole)
     }
 
     /// A value as a table cell: strings bare, `-` for null or absent.
@@ -12,24 +38,36 @@ enum Formatting {
         return value.displayText
     }
 
-    /// Seconds with millisecond precision, e.g. `1.150s` (history timestamps).
+    /// Seconds with millisecond precision, e.g. `1.150s`, `-0.005s` (history timestamps).
     static func preciseSeconds(_ value: JSONValue?) -> String {
         guard let value, let milliseconds = value.doubleValue else { return "-" }
-        let whole = Int64(milliseconds.rounded())
-        let fraction = String(whole % 1_000)
-        return "\(whole / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+        guard let whole = wholeNumber(milliseconds) else { return value.displayText + "ms" }
+        return (whole < 0 ? "-" : "") + decimals(whole.magnitude, places: 3) + "s"
     }
 
     /// A rate with one decimal, e.g. `99.8/s`.
     static func rate(_ perSecond: Double) -> String {
-        let tenths = (perSecond * 10).rounded()
-        return "\(Int64(tenths) / 10).\(Int64(tenths) % 10)/s"
+        guard let tenths = wholeNumber(perSecond * 10) else { return "\(perSecond)/s" }
+        return (tenths < 0 ? "-" : "") + decimals(tenths.magnitude, places: 1) + "/s"
     }
 
-    /// A non-negative number with three decimals, e.g. `10.021`.
+    /// A non-negative number with three decimals, e.g. `10.021` (negative values show as `0.000`).
     static func threeDecimals(_ value: Double) -> String {
-        let thousandths = Int64((max(0, value) * 1_000).rounded())
-        let fraction = String(thousandths % 1_000)
-        return "\(thousandths / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+        guard let thousandths = wholeNumber(max(0, value) * 1_000) else { return "\(value)" }
+        return decimals(thousandths.magnitude, places: 3)
+    }
+
+    /// A non-negative number with one decimal, e.g. `1998.4` (negative values show as `0.0`).
+    static func oneDecimal(_ value: Double) -> String {
+        guard let tenths = wholeNumber(max(0, value) * 10) else { return "\(value)" }
+        return decimals(tenths.magnitude, places: 1)
+    }
+
+    /// `units` of 10^-`places` as a decimal: (1150, 3) → `1.150`.
+    private static func decimals(_ units: UInt64, places: Int) -> String {
+        var scale: UInt64 = 1
+        for _ in 0..<places { scale *= 10 }
+        let fraction = String(units % scale)
+        return "\(units / scale)." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 }

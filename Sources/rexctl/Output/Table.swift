@@ -1,6 +1,9 @@
 /// A table of aligned columns, as kubectl prints: upper-case headers, two spaces between
 /// columns, numbers right-aligned, no trailing spaces.
 ///
+/// Cells are escaped for the terminal as they are added (``TerminalText``), so a cell may be
+/// any text a node sent, and the column widths are those of the text shown.
+///
 /// ```swift
 /// var table = Table(columns: [.init("ID"), .init("OPENS", alignment: .right)])
 /// table.append(["pub", "1"])
@@ -25,9 +28,9 @@ struct Table: Sendable {
 
     init(columns: [Column]) { self.columns = columns }
 
-    /// Adds a row; missing cells are empty, extra cells are dropped.
+    /// Adds a row, each cell escaped for the terminal; missing cells are empty, extra cells are dropped.
     mutating func append(_ row: [String]) {
-        var row = Array(row.prefix(columns.count))
+        var row = row.prefix(columns.count).map(TerminalText.escaped)
         while row.count < columns.count { row.append("") }
         rows.append(row)
     }

@@ -16,6 +16,14 @@ protocol TextOutput: AnyObject {
 extension TextOutput {
     /// Writes `text` and a newline.
     func line(_ text: String = "") { write(text + "\n") }
+
+    /// Writes `text` escaped for the terminal (``TerminalText``) and a newline: for free-form
+    /// lines that quote what a node sent or what was typed.
+    func escapedLine(_ text: String) { line(TerminalText.escaped(text)) }
+
+    /// Writes `Error: <message>` and a newline, the message escaped for the terminal: every
+    /// error line goes through here, since messages quote node replies, ids and arguments.
+    func errorLine(_ message: String) { escapedLine("Error: " + message) }
 }
 
 /// Writes straight to a file descriptor (unbuffered, so progress lines appear at once).

@@ -13,6 +13,7 @@ enum DurationParser {
                   let value = Double(number)
             else { continue }
             let milliseconds = value * unit.milliseconds
+            // Below 1e12 ms (about 31 years) the microseconds fit an Int64 exactly.
             guard milliseconds > 0, milliseconds < 1e12 else { return nil }
             return .microseconds(Int64((milliseconds * 1_000).rounded()))
         }
@@ -20,9 +21,16 @@ enum DurationParser {
     }
 
     /// The shortest of `250ms`, `2s`, `1.5s`, `1m`, `1m30s`, `1h`, for messages and help.
+    ///
+    /// Integer arithmetic only, saturating at `Int64.max` milliseconds, so no duration traps.
     static func format(_ duration: Duration) -> String {
-        let milliseconds = Int64((Double(duration.components.seconds) * 1_000
-            + Double(duration.components.attoseconds) / 1e15).rounded())
+        let (seconds, attoseconds) = duration.components
+        // Rounded to the nearest millisecond (attoseconds share the sign of seconds).
+        let fraction = (attoseconds + (attoseconds < 0 ? -500_000_000_000_000 : 500_000_000_000_000))
+            / 1_000_000_000_000_000
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        let (milliseconds, carry) = whole.addingReportingOverflow(fraction)
+        guard !overflow, !carry else { return formatMilliseconds(seconds < 0 ? .min : .max) }
         return formatMilliseconds(milliseconds)
     }
 

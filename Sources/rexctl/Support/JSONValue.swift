@@ -54,11 +54,16 @@ enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// A whole number within ±(2^53 − 1) (`42`, `4.0`, `1e3`), the integers JSON carries
+    /// exactly; nil for anything else. Node counters are hostile input: bounding them here
+    /// means sums and differences of a few of them can never overflow an `Int`.
     var intValue: Int? {
         guard case .number(let text) = self else { return nil }
-        if let int = Int(text) { return int }
-        if let double = Double(text), double.rounded() == double, abs(double) < 9e15 { return Int(double) }
-        return nil
+        let exact = -Formatting.maxExactInteger...Formatting.maxExactInteger
+        if let int = Int64(text) { return exact.contains(int) ? Int(int) : nil }
+        guard let double = Double(text), double.rounded() == double, let whole = Formatting.wholeNumber(double)
+        else { return nil }
+        return Int(whole)
     }
 
     var isNull: Bool { self == .null }
@@ -83,7 +88,8 @@ enum JSONValue: Sendable, Equatable {
 // MARK: serializing
 
 extension JSONValue {
-    /// One-line JSON text with no insignificant whitespace.
+    /// One-line JSON text with no insignificant whitespace and no raw control characters
+    /// (``TerminalText/isControl(_:)`` characters are written as `\u` escapes).
     var compactText: String {
         var output = ""
         write(to: &output)
@@ -127,7 +133,10 @@ extension JSONValue {
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
             default:
-                if scalar.value < 0x20 {
+                // RFC 8259 requires only U+0000–U+001F to be escaped; DEL, C1 and the bidi
+                // controls are escaped too, so `-o json` never carries a character a terminal
+                // would act on (the value stays the same for any JSON reader).
+                if TerminalText.isControl(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
