@@ -12,11 +12,16 @@ enum NodeThroughput {
 
     /// `nodebench thr <count> [window]`: prints one `NODETHR …` line.
     static func run(count: Int, window: Int) async throws {
+        // Queues sized for the burst this run allows (up to `window` messages in flight): the
+        // default (`NodeLimits.queueMessages`, 10,000) would drop part of a 50,000 burst, as
+        // libzmq drops for a subscriber whose queue is full.
+        let settings = NodeSettings(limits: NodeLimits(queueMessages: max(window, 10_000)))
         let a = try Node.start(NodeConfiguration(
-            id: "a", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
+            id: "a", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", settings: settings,
+            logLevel: .warning))
         let b = try Node.start(NodeConfiguration(
             id: "b", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            peers: ["a": a.pubEndpoint], logLevel: .warning))
+            peers: ["a": a.pubEndpoint], settings: settings, logLevel: .warning))
         b.dispatch(.follow(name: "f", topic: topic, from: nil))
         // Handshake: the follow's subscription has reached a's publisher.
         guard waitUntil(timeout: 10, pause: 1000, { a.publisherSubscriptions().contains(topic) }) else {

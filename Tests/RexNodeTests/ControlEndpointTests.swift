@@ -39,12 +39,12 @@ import RexNode
             (#"{"v": 1, "op": "ping", "padding": "\#(String(repeating: " ", count: 600))"}"#, "tooLarge"),
         ]
         for (request, expected) in cases {
-            let reply = try controlRequest(endpoint, request)
+            let reply = try await controlRequest(endpoint, request)
             #expect(reply?["ok"] as? Bool == false, "\(request)")
             #expect(errorCode(reply) == expected, "\(request)")
             #expect(((reply?["error"] as? [String: Any])?["message"] as? String)?.isEmpty == false)
         }
-        let ping = try controlRequest(endpoint, #"{"v": 1, "id": "p1", "op": "ping"}"#)
+        let ping = try await controlRequest(endpoint, #"{"v": 1, "id": "p1", "op": "ping"}"#)
         #expect(ping?["ok"] as? Bool == true)
         #expect(ping?["id"] as? String == "p1")
         #expect((ping?["result"] as? [String: Any])?["node"] as? String == "c1")
@@ -55,15 +55,15 @@ import RexNode
     @Test func dispatchStateKeepAndMetricsAnswer() async throws {
         let node = try startNode("c2")
         let endpoint = node.controlEndpoint
-        let accepted = try controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "eu.prices", "value": "42"}}"#)
+        let accepted = try await controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "eu.prices", "value": "42"}}"#)
         #expect((accepted?["result"] as? [String: Any])?["accepted"] as? Bool == true)
         #expect(await eventually { node.state.feeds["eu.prices"]?.value == "42" })
 
-        let state = try controlRequest(endpoint, #"{"v": 1, "op": "state"}"#)
+        let state = try await controlRequest(endpoint, #"{"v": 1, "op": "state"}"#)
         let feeds = (state?["result"] as? [String: Any])?["feeds"] as? [String: Any]
         #expect((feeds?["eu.prices"] as? [String: Any])?["value"] as? String == "42")
 
-        let keep = try controlRequest(endpoint, #"{"v": 1, "op": "keep"}"#)
+        let keep = try await controlRequest(endpoint, #"{"v": 1, "op": "keep"}"#)
         let channels = ((keep?["result"] as? [String: Any])?["channels"] as? [[String: Any]]) ?? []
         let ids = Set(channels.compactMap { $0["id"] as? String })
         #expect(ids == ["pub", "heartbeat", "membership", "feed[eu.prices]"])
@@ -71,7 +71,7 @@ import RexNode
         #expect(feed?["delivery"] as? String == "throttle(100ms, latest)")
         #expect(feed?["broadcasting"] as? String == "onChange")
 
-        let metrics = try controlRequest(endpoint, #"{"v": 1, "op": "metrics"}"#)
+        let metrics = try await controlRequest(endpoint, #"{"v": 1, "op": "metrics"}"#)
         let result = metrics?["result"] as? [String: Any]
         #expect((result?["channels"] as? [String: Any])?["live"] as? Int == 4)
         #expect(((result?["process"] as? [String: Any])?["fds"] as? Int ?? 0) > 0)
@@ -81,25 +81,25 @@ import RexNode
     @Test func feedsFollowsAndPeersBeyondTheirLimitsAreRefused() async throws {
         let node = try startNode("c4", limits: NodeLimits(maxFeeds: 2, maxFollows: 1, maxPeers: 1))
         let endpoint = node.controlEndpoint
-        func dispatch(_ action: String) throws -> String? {
-            let reply = try controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": \#(action)}"#)
+        func dispatch(_ action: String) async throws -> String? {
+            let reply = try await controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": \#(action)}"#)
             return reply?["ok"] as? Bool == true ? "ok" : errorCode(reply)
         }
-        #expect(try dispatch(#"{"type": "set", "topic": "a", "value": "1"}"#) == "ok")
-        #expect(try dispatch(#"{"type": "set", "topic": "b", "value": "1"}"#) == "ok")
+        #expect(try await dispatch(#"{"type": "set", "topic": "a", "value": "1"}"#) == "ok")
+        #expect(try await dispatch(#"{"type": "set", "topic": "b", "value": "1"}"#) == "ok")
         #expect(await eventually { node.state.feeds.count == 2 })
-        #expect(try dispatch(#"{"type": "set", "topic": "c", "value": "1"}"#) == "limitReached")
-        #expect(try dispatch(#"{"type": "set", "topic": "a", "value": "2"}"#) == "ok", "an existing feed can still change")
-        #expect(try dispatch(#"{"type": "follow", "name": "f", "topic": "x"}"#) == "ok")
-        #expect(try dispatch(#"{"type": "addPeer", "id": "p", "endpoint": "tcp://127.0.0.1:9"}"#) == "ok")
+        #expect(try await dispatch(#"{"type": "set", "topic": "c", "value": "1"}"#) == "limitReached")
+        #expect(try await dispatch(#"{"type": "set", "topic": "a", "value": "2"}"#) == "ok", "an existing feed can still change")
+        #expect(try await dispatch(#"{"type": "follow", "name": "f", "topic": "x"}"#) == "ok")
+        #expect(try await dispatch(#"{"type": "addPeer", "id": "p", "endpoint": "tcp://127.0.0.1:9"}"#) == "ok")
         // Queued before the first is reduced, the second may pass the endpoint's check: the
         // reducer refuses it then, and counts it.
         node.dispatch(.follow(name: "g", topic: "y", from: nil))
         node.dispatch(.addPeer(id: "q", endpoint: "tcp://127.0.0.1:9"))
         #expect(await eventually { node.state.refused == 2 })
         #expect(node.state.follows.keys.sorted() == ["f"] && node.state.peers.keys.sorted() == ["p"])
-        #expect(try dispatch(#"{"type": "follow", "name": "h", "topic": "x"}"#) == "limitReached")
-        #expect(try dispatch(#"{"type": "addPeer", "id": "r", "endpoint": "tcp://127.0.0.1:9"}"#) == "limitReached")
+        #expect(try await dispatch(#"{"type": "follow", "name": "h", "topic": "x"}"#) == "limitReached")
+        #expect(try await dispatch(#"{"type": "addPeer", "id": "r", "endpoint": "tcp://127.0.0.1:9"}"#) == "limitReached")
         await node.stop()
     }
 
@@ -108,7 +108,7 @@ import RexNode
         let endpoint = node.controlEndpoint
         await node.stop()
         // After stop the endpoint is closed: no reply within the timeout.
-        let reply = try controlRequest(endpoint, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(300))
+        let reply = try await controlRequest(endpoint, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(300))
         #expect(reply == nil)
     }
 }

@@ -7,7 +7,9 @@ import ZMQ
 /// hostile-input review that crashed, silenced or flooded a node before the fix.
 @Suite(.serialized) struct HostileInputTests {
     /// A rogue publisher a node has been told to connect to; sends whatever frames it likes.
-    final class RoguePublisher {
+    final class RoguePublisher: @unchecked Sendable {
+        // @unchecked Sendable: used by one test at a time, from one thread at a time (the test's
+        // task, or the thread `offPool` starts while the test awaits it).
         let context: ZMQContext
         let socket: ZMQSocket
         let endpoint: String
@@ -47,7 +49,7 @@ import ZMQ
         let node = try startNode("h1", heartbeatMs: 1_000)
         node.dispatch(.addPeer(id: "rogue", endpoint: rogue.endpoint))
         node.dispatch(.follow(name: "f", topic: "t", from: nil))
-        #expect(rogue.awaitSubscription("t\0"), "the node subscribed at the rogue")
+        #expect(try await offPool { rogue.awaitSubscription("t\0") }, "the node subscribed at the rogue")
         try rogue.send("t\0rogue 1 1", "first")
         try rogue.send("t\0rogue 1 18446744073709551615", "max")
         try rogue.send("t\0rogue 1 1000000000000000000000001", "wrapped")
@@ -56,7 +58,7 @@ import ZMQ
         try rogue.send("$hb.rogue\0rogue 1 18446744073709551615", "")
         try rogue.send("$hb.h9\0rogue 1 7", "")   // a heartbeat claiming another sender
         try rogue.send("t\0rogue 1 18446744073709551615", "replayed")
-        #expect(await eventually {
+        #expect(await eventually(.seconds(30)) {
             node.state.follows["f"]?.reordered == 1 && node.state.follows["f"]?.duplicates == 1
                 && node.state.peers["rogue"]?.lastHeartbeat == UInt64.max
         })
@@ -64,9 +66,9 @@ import ZMQ
         #expect(follow?.lastValue == "max" && follow?.count == 2 && follow?.gaps == Int.max)
         #expect(node.ioCounters().malformed == 1, "the 25-digit sequence")
         #expect(node.state.peers["rogue"]?.gaps == Int.max && node.state.peers["h9"] == nil)
-        let ping = try controlRequest(node.controlEndpoint, #"{"v": 1, "op": "ping"}"#)
+        let ping = try await controlRequest(node.controlEndpoint, #"{"v": 1, "op": "ping"}"#, timeout: .seconds(10))
         #expect(ping?["ok"] as? Bool == true)
-        let metrics = try controlRequest(node.controlEndpoint, #"{"v": 1, "op": "metrics"}"#)
+        let metrics = try await controlRequest(node.controlEndpoint, #"{"v": 1, "op": "metrics"}"#, timeout: .seconds(10))
         #expect(((metrics?["result"] as? [String: Any])?["messages"] as? [String: Any])?["gaps"] as? Int == Int.max)
         await node.stop()
     }
@@ -86,7 +88,7 @@ import ZMQ
         try stalled.subscribe("")
         try stalled.connect(n1.pubEndpoint)
         n2.dispatch(.follow(name: "f", topic: "load", from: nil))
-        #expect(await eventually { n1.publisherSubscriptions().isSuperset(of: ["load", "*"]) })
+        #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions().isSuperset(of: ["load", "*"]) })
         // 60 rounds of 500 × 1 KiB: far more than the stalled subscriber's queues and socket
         // buffers hold. Each round waits for the live follower, which must never fall behind.
         let payload = String(repeating: "x", count: 1_024)
@@ -102,7 +104,7 @@ import ZMQ
         #expect(delivered, "the live follower got every message: \(n2.state.follows["f"]?.count ?? -1) of \(sent)")
         #expect(n2.state.follows["f"]?.gaps == 0)
         #expect(n1.messageCounts().hwmDrops == 0, "no send was refused")
-        #expect(await eventually { n2.state.peers["s1"]?.status == .alive }, "heartbeats still arrive")
+        #expect(await eventually(.seconds(30)) { n2.state.peers["s1"]?.status == .alive }, "heartbeats still arrive")
         await n2.stop()
         await n1.stop()
     }
@@ -121,7 +123,7 @@ import ZMQ
     @Test func subscriptionChurnIsNotAmplifiedAndSnapshotsAreRateLimited() async throws {
         let node = try startNode("r1", heartbeatMs: 1_000, feedIntervalMs: 10, limits: NodeLimits(snapshotMessagesPerSecond: 100))
         for index in 0..<5 { node.dispatch(.set(topic: "feed.\(index)", value: "v")) }
-        #expect(await eventually { node.messageCounts().published >= 5 })
+        #expect(await eventually(.seconds(30)) { node.messageCounts().published >= 5 })
         let (context, rogue) = try rogueSubscriber(to: node.pubEndpoint)
         defer {
             rogue.close()
@@ -133,7 +135,7 @@ import ZMQ
             _ = try rogue.send([0] + Array("feed.".utf8))
         }
         for index in 0..<1_000 { _ = try rogue.send([1] + WireMessage.snapshotTag(epoch: 1, route: UInt64(index)) + Array("feed.".utf8)) }
-        #expect(await eventually { node.ioCounters().snapshotsServed == 1_000 })
+        #expect(await eventually(.seconds(30)) { node.ioCounters().snapshotsServed == 1_000 })
         let counters = node.ioCounters()
         let sent = node.messageCounts().published - before
         #expect(counters.snapshotsRefused > 4_000, "most of the 5,000 answers were over the rate")
@@ -148,10 +150,10 @@ import ZMQ
         let rogue = try RawZMTPPeer(endpoint: node.pubEndpoint, socketType: "SUB")
         defer { rogue.close() }
         try rogue.sendFrame(announcing: 10 << 20, body: [1] + [UInt8](repeating: 0x61, count: 64 << 10))
-        #expect(rogue.isClosedByPeer(), "the node dropped the connection")
+        #expect(try await offPool { rogue.isClosedByPeer() }, "the node dropped the connection")
         let follower = try startNode("m2", peers: ["m1": node.pubEndpoint], heartbeatMs: 1_000)
         follower.dispatch(.follow(name: "f", topic: "ok", from: nil))
-        #expect(await eventually { node.publisherSubscriptions().contains("ok") })
+        #expect(await eventually(.seconds(30)) { node.publisherSubscriptions().contains("ok") })
         #expect(!node.publisherSubscriptions().contains { $0.count > 1_000 }, "the large subscription never arrived")
         await follower.stop()
         await node.stop()

@@ -99,7 +99,7 @@ import Testing
         defer { if process.isRunning { process.terminate() } }
         var answered = false
         for _ in 0..<50 where !answered {
-            answered = ((try controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
+            answered = ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
         }
         #expect(answered, "the node answered ping")
         let start = ContinuousClock.now

@@ -5,7 +5,8 @@ import Glibc
 
 /// A peer that speaks ZMTP 3.0 over a plain TCP socket, so a test can send what no libzmq socket
 /// would: a frame of any announced size, regardless of what the other side allows.
-final class RawZMTPPeer {
+final class RawZMTPPeer: @unchecked Sendable {
+    // @unchecked Sendable: the descriptor is used by one test, from one thread at a time.
     private let descriptor: Int32
 
     /// Connects to `endpoint` (`tcp://127.0.0.1:PORT`) and completes the NULL handshake as a

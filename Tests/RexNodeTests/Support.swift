@@ -34,8 +34,24 @@ func openFileDescriptors() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }
 
+/// Runs blocking work (a socket waiting for a reply) on a thread of its own, so it never holds
+/// one of the cooperative pool's threads: the pool has one per core, and a node answers some
+/// control requests through a task on it.
+func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
 /// Sends one raw control request and returns the reply document (nil on timeout).
-func controlRequest(_ endpoint: String, _ payload: String, timeout: Duration = .seconds(2)) throws -> [String: Any]? {
+func controlRequest(_ endpoint: String, _ payload: String, timeout: Duration = .seconds(2)) async throws -> [String: Any]? {
+    let reply = try await offPool { try controlRequestBytes(endpoint, payload, timeout: timeout) }
+    guard let reply else { return nil }
+    return try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any]
+}
+
+private func controlRequestBytes(_ endpoint: String, _ payload: String, timeout: Duration) throws -> [UInt8]? {
     let context = try ZMQContext()
     let socket = try context.socket(.dealer)
     defer {
@@ -46,5 +62,5 @@ func controlRequest(_ endpoint: String, _ payload: String, timeout: Duration = .
     try socket.connect(endpoint)
     _ = try socket.send(payload)
     guard let frames = try? socket.receiveMultipart(), let last = frames.last else { return nil }
-    return try JSONSerialization.jsonObject(with: Data(last)) as? [String: Any]
+    return last
 }

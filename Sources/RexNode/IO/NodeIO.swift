@@ -476,7 +476,8 @@ final class NodeIO {
 
     /// Prefixes peers are subscribed to at this node's publisher (from the XPUB's frames: first
     /// byte 1 = subscribe, 0 = unsubscribe). Lets tests and operators see subscriptions arrive.
-    /// Holds at most `limits.maxFollows` prefixes; more are counted, not kept.
+    /// Holds at most `limits.maxFollows` prefixes of at most a topic's length (`maxNameBytes` and
+    /// its NUL); others are counted, not kept.
     private(set) var remoteSubscriptions: [[UInt8]: Int] = [:]
 
     private func drainSubscriptionFrames() {
@@ -502,7 +503,7 @@ final class NodeIO {
             if kind == 1 {
                 if let count = remoteSubscriptions[key] {
                     remoteSubscriptions[key] = count + 1
-                } else if remoteSubscriptions.count < limits.maxFollows {
+                } else if remoteSubscriptions.count < limits.maxFollows, key.count <= limits.maxNameBytes + 1 {
                     remoteSubscriptions[key] = 1
                 } else {
                     tally.subscriptionsUntracked += 1
