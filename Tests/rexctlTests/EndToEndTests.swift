@@ -172,7 +172,7 @@ import Testing
         let state = await cluster.run("state n2")
         #expect(state.code == 0)
         #expect(state.stdout.hasPrefix("NODE      n2  (up "))
-        #expect(state.stdout.contains("\nFOLLOWS\nNAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS\nprices  eu.prices  -     -           -           0     0\n"))
+        #expect(state.stdout.contains("\nFOLLOWS\nNAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS  DUPS  OLDER\nprices  eu.prices  -     -           -           0     0     0      0\n"))
         #expect(state.stdout.contains("\nPEERS\nID  ENDPOINT"))
         let stateJSON = try json(await cluster.run("state n2 -o json"))
         #expect(stateJSON["id"] == .string("n2"))

@@ -97,12 +97,13 @@ import Testing
     @Test func stateSections() throws {
         let state = try JSONValue.parse("""
             {"id": "n1",
-             "settings": {"feedIntervalMs": 100, "followSettleMs": 50, "heartbeatIntervalMs": 500},
+             "settings": {"feedIntervalMs": 100, "followSettleMs": 50, "heartbeatIntervalMs": 500,
+                          "limits": {"maxNameBytes": 256, "maxValueBytes": 16384}},
              "feeds": {"eu.prices": {"value": "42"}},
              "follows": {"prices": {"topic": "eu.prices", "from": null, "lastValue": "42", "lastSender": "n2",
-                                    "count": 3, "gaps": 0}},
+                                    "count": 3, "gaps": 0, "duplicates": 2, "reordered": 1}},
              "peers": {"n2": {"endpoint": "tcp://127.0.0.1:7102", "status": "alive", "lastSeenMs": 5012,
-                              "lastHeartbeat": 10, "gaps": 0},
+                              "lastHeartbeat": 10, "gaps": 0, "restarts": 1},
                        "n3": {"endpoint": "tcp://127.0.0.1:7103", "status": "unknown", "lastSeenMs": null,
                               "lastHeartbeat": null, "gaps": 0}},
              "nowMs": 5100}
@@ -110,19 +111,20 @@ import Testing
         #expect(StateCommand.render(state) == """
             NODE      n1  (up 5.1s)
             SETTINGS  feedIntervalMs=100 followSettleMs=50 heartbeatIntervalMs=500
+            LIMITS    maxNameBytes=256 maxValueBytes=16384
 
             FEEDS
             TOPIC      VALUE
             eu.prices  42
 
             FOLLOWS
-            NAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS
-            prices  eu.prices  -     42          n2          3     0
+            NAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS  DUPS  OLDER
+            prices  eu.prices  -     42          n2          3     0     2      1
 
             PEERS
-            ID  ENDPOINT              STATUS   LAST SEEN  HEARTBEAT  GAPS
-            n2  tcp://127.0.0.1:7102  alive     88ms ago         10     0
-            n3  tcp://127.0.0.1:7103  unknown      never          -     0
+            ID  ENDPOINT              STATUS   LAST SEEN  HEARTBEAT  GAPS  RESTARTS
+            n2  tcp://127.0.0.1:7102  alive     88ms ago         10     0         1
+            n3  tcp://127.0.0.1:7103  unknown      never          -     0         -
 
             """)
         let empty = try JSONValue.parse(#"{"id": "n9", "settings": {}, "feeds": {}, "follows": {}, "peers": {}, "nowMs": 10}"#)

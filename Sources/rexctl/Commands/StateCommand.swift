@@ -30,8 +30,12 @@ struct StateCommand: RexCtlCommand {
     static func render(_ state: JSONValue, style: Style = Style(isEnabled: false)) -> String {
         var head = FieldList()
         head.append("NODE", "\(Formatting.cell(state["id"]))  (up \(Formatting.milliseconds(state["nowMs"])))")
-        let settings = (state["settings"]?.members ?? []).map { "\($0.key)=\($0.value.displayText)" }
+        let members = state["settings"]?.members ?? []
+        let settings = members.filter { $0.key != "limits" }.map { "\($0.key)=\($0.value.displayText)" }
         head.append("SETTINGS", settings.isEmpty ? "-" : settings.joined(separator: " "))
+        if let limits = state["settings"]?["limits"]?.members, !limits.isEmpty {
+            head.append("LIMITS", limits.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " "))
+        }
         var text = head.render(style: style)
 
         text += "\nFEEDS\n"
@@ -52,6 +56,7 @@ struct StateCommand: RexCtlCommand {
             var table = Table(columns: [
                 .init("NAME"), .init("TOPIC"), .init("FROM"), .init("LAST VALUE"), .init("SENDER"),
                 .init("COUNT", alignment: .right), .init("GAPS", alignment: .right),
+                .init("DUPS", alignment: .right), .init("OLDER", alignment: .right),
             ])
             for follow in follows {
                 let value = follow.value
@@ -59,6 +64,7 @@ struct StateCommand: RexCtlCommand {
                     follow.key, Formatting.cell(value["topic"]), Formatting.cell(value["from"]),
                     Formatting.cell(value["lastValue"]), Formatting.cell(value["lastSender"]),
                     Formatting.cell(value["count"]), Formatting.cell(value["gaps"]),
+                    Formatting.cell(value["duplicates"]), Formatting.cell(value["reordered"]),
                 ])
             }
             text += table.render(style: style)
@@ -72,6 +78,7 @@ struct StateCommand: RexCtlCommand {
             var table = Table(columns: [
                 .init("ID"), .init("ENDPOINT"), .init("STATUS"), .init("LAST SEEN", alignment: .right),
                 .init("HEARTBEAT", alignment: .right), .init("GAPS", alignment: .right),
+                .init("RESTARTS", alignment: .right),
             ])
             let now = state["nowMs"]?.doubleValue
             for peer in peers {
@@ -84,6 +91,7 @@ struct StateCommand: RexCtlCommand {
                 table.append([
                     peer.key, Formatting.cell(value["endpoint"]), Formatting.cell(value["status"]), seen,
                     Formatting.cell(value["lastHeartbeat"]), Formatting.cell(value["gaps"]),
+                    Formatting.cell(value["restarts"]),
                 ])
             }
             text += table.render(style: style, statusColumns: ["STATUS"])
