@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "ZMQ", targets: ["ZMQ"]),
         .executable(name: "rexbench", targets: ["rexbench"]),
         .executable(name: "zmqbench", targets: ["zmqbench"]),
+        .library(name: "RexControl", targets: ["RexControl"]),
         .library(name: "RexNode", targets: ["RexNode"]),
         .executable(name: "rexnode", targets: ["rexnode"]),
         .executable(name: "rexctl", targets: ["rexctl"]),
@@ -38,22 +39,24 @@ let package = Package(
         .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZMQ", dependencies: ["CZMQ"]),
 
-        // The cluster: a node runtime (library, so tests drive nodes in-process), its thin
-        // executable, and the operator CLI (speaks the JSON control protocol over ZMQ).
-        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ"]),
+        // The cluster: the control protocol's types (the node's state and the documents node and
+        // CLI exchange; Foundation only), a node runtime (library, so tests drive nodes
+        // in-process), its thin executable, and the operator CLI.
+        .target(name: "RexControl"),
+        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
-        .executableTarget(name: "rexctl", dependencies: ["ZMQ"]),
+        .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl"]),
 
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
         .target(name: "BenchSupport"),
         .executableTarget(name: "zmqbench", dependencies: ["ZMQ", "BenchSupport"]),
-        .executableTarget(name: "nodebench", dependencies: ["RexNode", "SwiftRex", "ZMQ", "BenchSupport"]),
+        .executableTarget(name: "nodebench", dependencies: ["RexNode", "RexControl", "SwiftRex", "ZMQ", "BenchSupport"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),
-        .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "SwiftRexTesting", "rexnode"]),
-        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode"]),
+        .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "SwiftRexTesting", "rexnode"]),
+        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
     ],
     swiftLanguageModes: [.v6]
 )

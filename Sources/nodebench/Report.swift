@@ -1,3 +1,4 @@
+import RexControl
 import BenchSupport
 import Foundation
 

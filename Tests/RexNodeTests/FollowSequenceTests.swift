@@ -1,3 +1,4 @@
+import RexControl
 import Testing
 @testable import RexNode
 

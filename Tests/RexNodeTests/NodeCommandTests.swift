@@ -1,3 +1,4 @@
+import RexControl
 import Foundation
 import Testing
 @testable import RexNode

@@ -1,3 +1,4 @@
+import RexControl
 import Foundation
 #if canImport(Glibc)
 import Glibc

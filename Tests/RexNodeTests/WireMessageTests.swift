@@ -1,3 +1,4 @@
+import RexControl
 import Testing
 import ZMQ
 @testable import RexNode

@@ -1,3 +1,4 @@
+import RexControl
 import Foundation
 
 /// Parses the actions an operator may dispatch from their JSON form (see docs/protocol.md).

@@ -1,3 +1,4 @@
+import RexControl
 /// What the node's behavior needs from the outside: its sockets (reactor-bound), its reactor,
 /// its settings and start time, and a logger.
 ///

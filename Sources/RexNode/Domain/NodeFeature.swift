@@ -1,3 +1,4 @@
+public import RexControl
 public import SwiftRex
 
 /// The node's behavior: feeds, peers, follows, publish and membership.

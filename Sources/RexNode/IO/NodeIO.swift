@@ -1,3 +1,4 @@
+import RexControl
 import ZMQ
 
 /// The node's sockets and their bookkeeping. Lives on the reactor thread (see `ReactorBound`).

@@ -1,3 +1,4 @@
+import RexControl
 import ZMQ
 
 /// How a message travels between nodes: `[topic\0sender epoch sequence, value]`.

@@ -1,3 +1,4 @@
+public import RexControl
 public import SwiftRex
 import Synchronization
 import ZMQ

@@ -1,3 +1,4 @@
+public import RexControl
 import Foundation
 
 /// How to run one node: its id, where it binds, whom it connects to, and its timing.

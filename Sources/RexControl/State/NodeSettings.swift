@@ -17,8 +17,4 @@ public struct NodeSettings: Codable, Sendable, Equatable {
         self.heartbeatIntervalMs = heartbeatIntervalMs
         self.limits = limits
     }
-
-    var feedInterval: Duration { .milliseconds(feedIntervalMs) }
-    var followSettle: Duration { .milliseconds(followSettleMs) }
-    var heartbeatInterval: Duration { .milliseconds(heartbeatIntervalMs) }
 }

@@ -1,0 +1,109 @@
+/// Everything a node knows, as plain Codable data: the single source its channels derive from.
+public struct NodeState: Codable, Sendable, Equatable {
+    public var id: String
+    public var settings: NodeSettings
+    /// Local values published by this node, by topic.
+    public var feeds: [String: Feed] = [:]
+    /// Subscriptions, by follow name.
+    public var follows: [String: Follow] = [:]
+    /// Other nodes this node connects to, by id.
+    public var peers: [String: Peer] = [:]
+    /// Milliseconds since the node started, as of the last heartbeat tick.
+    public var nowMs: Int = 0
+    /// Operator actions the reducer dropped at a limit of `settings.limits` (the control
+    /// endpoint refuses them before they are queued; this counts the ones that raced it).
+    public var refused: Int = 0
+
+    public init(id: String, settings: NodeSettings = NodeSettings(), peers: [String: Peer] = [:]) {
+        self.id = id
+        self.settings = settings
+        self.peers = peers
+    }
+}
+
+/// A value this node publishes under a topic.
+public struct Feed: Codable, Sendable, Equatable {
+    public var value: String
+
+    public init(value: String) {
+        self.value = value
+    }
+}
+
+/// A named subscription to a topic (or a prefix: a topic ending in `*`).
+public struct Follow: Codable, Sendable, Equatable {
+    public var topic: String
+    /// Follow one peer only, over a dedicated socket; nil: every connected peer.
+    public var from: String?
+    /// The endpoint of `from`, resolved from `peers` (nil while that peer is unknown).
+    public var endpoint: String?
+    /// The newest accepted message: a duplicate or an older message never replaces it.
+    public var lastValue: String?
+    public var lastTopic: String?
+    public var lastSender: String?
+    /// Messages accepted (each new in its sender's and topic's sequence).
+    public var count: Int = 0
+    /// Messages missed, counted from per-sender, per-topic sequence numbers (saturating).
+    public var gaps: Int = 0
+    /// Messages whose sequence was already seen, and messages older than one already seen:
+    /// counted and dropped.
+    public var duplicates: Int = 0
+    public var reordered: Int = 0
+    /// Senders heard with a new epoch (a restarted publisher): their tracking started over.
+    public var restarts: Int = 0
+    /// Streams forgotten to stay within `NodeLimits.maxStreamsPerFollow`.
+    public var evicted: Int = 0
+    /// Per sender: its epoch and the last sequence per topic.
+    public var senders: [String: SenderSequences] = [:]
+    /// The (sender, topic) pairs `senders` holds.
+    public var streams: Int = 0
+
+    public init(topic: String, from: String? = nil, endpoint: String? = nil) {
+        self.topic = topic
+        self.from = from
+        self.endpoint = endpoint
+    }
+}
+
+/// What one follow remembers of one sender: the epoch it announced (new on every start of that
+/// node) and the last sequence it sent per topic.
+public struct SenderSequences: Codable, Sendable, Equatable {
+    public var epoch: UInt64
+    public var lastSequence: [String: UInt64]
+    /// The follow's `count` when this sender was last heard (the least recent is evicted first).
+    public var heardAt: Int
+
+    public init(epoch: UInt64, lastSequence: [String: UInt64], heardAt: Int) {
+        self.epoch = epoch
+        self.lastSequence = lastSequence
+        self.heardAt = heardAt
+    }
+}
+
+/// Another node, as seen through its heartbeats.
+public struct Peer: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        /// No heartbeat heard yet.
+        case unknown
+        case alive
+        /// Two heartbeat intervals missed.
+        case suspect
+        /// Five heartbeat intervals missed.
+        case gone
+    }
+
+    public var endpoint: String
+    public var status: Status = .unknown
+    public var lastSeenMs: Int?
+    public var lastHeartbeat: UInt64?
+    /// The epoch of the peer's heartbeats: new each time that node starts.
+    public var epoch: UInt64?
+    /// Heartbeats missed, from their sequence numbers (saturating).
+    public var gaps: Int = 0
+    /// Times the peer was heard with a new epoch after an earlier one (restarts).
+    public var restarts: Int = 0
+
+    public init(endpoint: String) {
+        self.endpoint = endpoint
+    }
+}
