@@ -58,7 +58,7 @@ import RexNode
         let endpoint = node.controlEndpoint
         let accepted = try await controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "eu.prices", "value": "42"}}"#)
         #expect((accepted?["result"] as? [String: Any])?["accepted"] as? Bool == true)
-        #expect(await eventually { node.state.feeds["eu.prices"]?.value == "42" })
+        #expect(await waitFor(node) { $0.feeds["eu.prices"]?.value == "42" })
 
         let state = try await controlRequest(endpoint, #"{"v": 1, "op": "state"}"#)
         let feeds = (state?["result"] as? [String: Any])?["feeds"] as? [String: Any]
@@ -88,7 +88,7 @@ import RexNode
         }
         #expect(try await dispatch(#"{"type": "set", "topic": "a", "value": "1"}"#) == "ok")
         #expect(try await dispatch(#"{"type": "set", "topic": "b", "value": "1"}"#) == "ok")
-        #expect(await eventually { node.state.feeds.count == 2 })
+        #expect(await waitFor(node) { $0.feeds.count == 2 })
         #expect(try await dispatch(#"{"type": "set", "topic": "c", "value": "1"}"#) == "limitReached")
         #expect(try await dispatch(#"{"type": "set", "topic": "a", "value": "2"}"#) == "ok", "an existing feed can still change")
         #expect(try await dispatch(#"{"type": "follow", "name": "f", "topic": "x"}"#) == "ok")
@@ -97,7 +97,7 @@ import RexNode
         // reducer refuses it then, and counts it.
         node.dispatch(.follow(name: "g", topic: "y", from: nil))
         node.dispatch(.addPeer(id: "q", endpoint: "tcp://127.0.0.1:9"))
-        #expect(await eventually { node.state.refused == 2 })
+        #expect(await waitFor(node) { $0.refused == 2 })
         #expect(node.state.follows.keys.sorted() == ["f"] && node.state.peers.keys.sorted() == ["p"])
         #expect(try await dispatch(#"{"type": "follow", "name": "h", "topic": "x"}"#) == "limitReached")
         #expect(try await dispatch(#"{"type": "addPeer", "id": "r", "endpoint": "tcp://127.0.0.1:9"}"#) == "limitReached")

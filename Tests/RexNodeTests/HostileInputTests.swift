@@ -59,9 +59,8 @@ import ZMQ
         try rogue.send("$hb.rogue\0rogue 1 18446744073709551615", "")
         try rogue.send("$hb.h9\0rogue 1 7", "")   // a heartbeat claiming another sender
         try rogue.send("t\0rogue 1 18446744073709551615", "replayed")
-        #expect(await eventually(.seconds(30)) {
-            node.state.follows["f"]?.reordered == 1 && node.state.follows["f"]?.duplicates == 1
-                && node.state.peers["rogue"]?.lastHeartbeat == UInt64.max
+        #expect(await waitFor(node) {
+            $0.follows["f"]?.reordered == 1 && $0.follows["f"]?.duplicates == 1 && $0.peers["rogue"]?.lastHeartbeat == UInt64.max
         })
         let follow = node.state.follows["f"]
         #expect(follow?.lastValue == "max" && follow?.count == 2 && follow?.gaps == Int.max)
@@ -94,18 +93,17 @@ import ZMQ
         // buffers hold. Each round waits for the live follower, which must never fall behind.
         let payload = String(repeating: "x", count: 1_024)
         var sent = 0
-        let delivered = await eventually(.seconds(30)) {
-            if n2.state.follows["f"]?.count == sent {
-                guard sent < 30_000 else { return true }
-                for _ in 0..<500 { n1.dispatch(.publish(topic: "load", payload: payload)) }
-                sent += 500
-            }
-            return false
+        var delivered = true
+        while delivered, sent < 30_000 {
+            for _ in 0..<500 { n1.dispatch(.publish(topic: "load", payload: payload)) }
+            sent += 500
+            let expected = sent
+            delivered = await waitFor(n2) { $0.follows["f"]?.count == expected }
         }
         #expect(delivered, "the live follower got every message: \(n2.state.follows["f"]?.count ?? -1) of \(sent)")
         #expect(n2.state.follows["f"]?.gaps == 0)
         #expect(n1.messageCounts().hwmDrops == 0, "no send was refused")
-        #expect(await eventually(.seconds(30)) { n2.state.peers["s1"]?.status == .alive }, "heartbeats still arrive")
+        #expect(await waitFor(n2) { $0.peers["s1"]?.status == .alive }, "heartbeats still arrive")
         await n2.stop()
         await n1.stop()
     }
@@ -124,7 +122,7 @@ import ZMQ
     @Test func subscriptionChurnIsNotAmplifiedAndSnapshotsAreRateLimited() async throws {
         let node = try startNode("r1", heartbeatMs: 1_000, feedIntervalMs: 10, limits: NodeLimits(snapshotMessagesPerSecond: 100))
         for index in 0..<5 { node.dispatch(.set(topic: "feed.\(index)", value: "v")) }
-        #expect(await eventually(.seconds(30)) { node.messageCounts().published >= 5 })
+        #expect(await waitFor(node) { $0.feeds.count == 5 })
         let (context, rogue) = try rogueSubscriber(to: node.pubEndpoint)
         defer {
             rogue.close()

@@ -126,7 +126,7 @@ final class ControlService {
             let nowMs = node.uptimeMs
             respondLater(envelope, requestID) { store in ControlJSON.keep(await store.keep(), nowMs: nowMs) }
         case "metrics":
-            let io = self.io.counters
+            let io = self.io.flushAndCount()
             let state = store.state
             let (depth, maxDepth) = store.mailboxDepth
             let uptime = node.uptimeMs

@@ -1,29 +1,30 @@
+import RexControl
 import SwiftRex
-import ZMQ
 
-/// The channels a node's state implies. Every body runs on the reactor thread (the store's
-/// executor), so touching the reactor-bound sockets there is safe.
+/// The channels a node's state implies, written against `NodeTransport` and the store's clock.
+/// Every body and handler runs on the store's executor (the reactor thread in a running node).
 enum NodeChannels {
-    /// The publisher: `publish` actions broadcast `Outgoing` messages into it (not deduplicated).
+    /// The publisher: `publish` actions and heartbeat ticks broadcast `Outgoing` messages into it
+    /// (not deduplicated).
     static func publisher(_ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(id: NodeFeature.publisherID, receiving: { _ in
-            let io = env.io.value
-            return ChannelHandler(receive: { (message: Outgoing) in io.publish(topic: message.topic, value: message.value) }, cancel: {})
+            let publish = env.transport.publish
+            return ChannelHandler(receive: { (message: Outgoing) in publish(message.topic, message.value) }, cancel: {})
         })
     }
 
     /// One feed: the latest value, deduplicated, at most one message per interval, the last value
-    /// always sent — and replayed to each peer that subscribes later.
+    /// always sent — and kept for late joiners' snapshot requests.
     static func feed(topic: String, value: String, _ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(
             id: NodeFeature.feedID(topic),
             broadcasting: .onChange(value),
             delivery: .throttle(env.settings.feedInterval, latest: true)
         ) { _ in
-            let io = env.io.value
+            let transport = env.transport
             return ChannelHandler(
-                receive: { (value: String) in io.publishRetained(topic: topic, value: value) },
-                cancel: { io.forgetRetained(topic: topic) }
+                receive: { (value: String) in transport.publishRetained(topic, value) },
+                cancel: { transport.forgetRetained(topic) }
             )
         }
     }
@@ -31,45 +32,57 @@ enum NodeChannels {
     /// The shared subscriber's connection to one peer; a new endpoint reconnects.
     static func peer(id: String, endpoint: String, _ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(id: NodeFeature.peerID(id), lifetime: .ephemeral(resetKey: endpoint)) { _ in
-            let io = env.io.value
+            let transport = env.transport
             do {
-                try io.connect(endpoint)
+                try transport.connect(endpoint)
             } catch {
                 env.log.error("peer_connect_failed", ["peer": id, "endpoint": endpoint, "error": "\(error)"])
                 return .cancelOnly {}
             }
             env.log.info("peer_connected", ["peer": id, "endpoint": endpoint])
             return .cancelOnly {
-                io.disconnect(endpoint)
+                transport.disconnect(endpoint)
                 env.log.info("peer_disconnected", ["peer": id, "endpoint": endpoint])
             }
         }
     }
 
-    /// The heartbeat: publishes `$hb.<id>` every interval and ticks membership.
-    static func heartbeat(nodeID: String, _ env: NodeEnvironment) -> Channel<NodeAction> {
-        Channel(id: NodeFeature.heartbeatID) { dispatch in
-            let io = env.io.value
-            let topic = WireMessage.heartbeatPrefix + nodeID
-            let timer = env.reactor.schedule(after: .zero, every: env.settings.heartbeatInterval) {
-                io.publish(topic: topic, value: "")
-                dispatch(.tick(nowMs: env.nowMs))
-            }
-            return .cancelOnly { env.reactor.cancelTimer(timer) }
+    /// The heartbeat: a `tick` now and then every interval on the store's clock; each tick
+    /// re-evaluates peer status and publishes `$hb.<id>` (see `NodeFeature`). A new interval
+    /// recreates it.
+    static func heartbeat(interval: Duration, _ env: NodeEnvironment) -> Channel<NodeAction> {
+        Channel(id: NodeFeature.heartbeatID, lifetime: .ephemeral(resetKey: interval)) { dispatch in
+            let task = Task { await tick(every: interval, on: env.clock, env, dispatch) }
+            return .cancelOnly { task.cancel() }
+        }
+    }
+
+    /// Ticks at fixed deadlines from now (a late wake-up does not shift the later ones; missed
+    /// deadlines are skipped, not burst).
+    private static func tick<C: Clock<Duration>>(
+        every interval: Duration, on clock: C, _ env: NodeEnvironment, _ dispatch: @escaping @Sendable (NodeAction) -> Void
+    ) async {
+        var deadline = clock.now
+        while !Task.isCancelled {
+            dispatch(.tick(nowMs: env.nowMs))
+            deadline = deadline.advanced(by: interval)
+            let now = clock.now
+            if deadline < now { deadline = now.advanced(by: interval) }
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
     }
 
     /// Every node follows the heartbeat prefix on its shared subscriber.
     static func membership(_ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(id: NodeFeature.membershipID) { dispatch in
-            let io = env.io.value
+            let transport = env.transport
             // Heartbeats are not retained: no snapshot to ask for.
-            let route = io.addRoute(.prefix(WireMessage.heartbeatPrefix), snapshot: false) { messages in
+            let route = transport.addRoute(.prefix(WireMessage.heartbeatPrefix), false) { messages in
                 for message in messages where isOwnHeartbeat(message) {
                     dispatch(.heartbeat(from: message.sender, epoch: message.epoch, sequence: message.sequence, atMs: env.nowMs))
                 }
             }
-            return .cancelOnly { io.removeRoute(route) }
+            return .cancelOnly { transport.removeRoute(route) }
         }
     }
 
@@ -89,16 +102,16 @@ enum NodeChannels {
             id: "follow",
             lifetime: .ephemeral(resetKey: FollowKey(topic: topic, endpoint: endpoint), settle: env.settings.followSettle)
         ) { dispatch in
-            let io = env.io.value
+            let transport = env.transport
             let pattern = TopicPattern(topic)
-            let deliver: ([Received]) -> Void = { messages in dispatch(.messages(messages)) }
+            let deliver: @Sendable ([Received]) -> Void = { messages in dispatch(.messages(messages)) }
             guard let endpoint else {
-                let route = io.addRoute(pattern, deliver)
-                return .cancelOnly { io.removeRoute(route) }
+                let route = transport.addRoute(pattern, true, deliver)
+                return .cancelOnly { transport.removeRoute(route) }
             }
             do {
-                let socket = try io.openDedicated(endpoint: endpoint, pattern: pattern, deliver)
-                return .cancelOnly { io.closeDedicated(socket) }
+                let route = try transport.openDedicated(endpoint, pattern, deliver)
+                return .cancelOnly { transport.closeDedicated(route) }
             } catch {
                 env.log.error("follow_socket_failed", ["topic": topic, "endpoint": endpoint, "error": "\(error)"])
                 return .cancelOnly {}

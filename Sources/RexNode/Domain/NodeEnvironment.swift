@@ -1,28 +1,36 @@
 import RexControl
-/// What the node's behavior needs from the outside: its sockets (reactor-bound), its reactor,
-/// its settings and start time, and a logger.
+
+/// What the node's behavior needs from the outside: the data plane (`NodeTransport`), the
+/// store's clock, its settings and a logger. Nothing here is a socket: a test builds one from an
+/// in-memory transport and a `TestClock`.
 ///
 /// A class: the store hands the environment to every `produce` call, and a copy is then one
 /// retain rather than one per field.
 public final class NodeEnvironment: Sendable {
-    let io: ReactorBound<NodeIO>
+    let transport: NodeTransport
     let settings: NodeSettings
-    let startedAt: ContinuousClock.Instant
+    /// The clock the store runs on (the heartbeat ticks on it too).
+    let clock: any Clock<Duration>
+    /// Time on `clock` since the node started.
+    let elapsed: @Sendable () -> Duration
     public let log: NodeLogger
 
-    init(io: ReactorBound<NodeIO>, settings: NodeSettings, startedAt: ContinuousClock.Instant, log: NodeLogger) {
-        self.io = io
+    init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger) {
+        self.transport = transport
         self.settings = settings
-        self.startedAt = startedAt
+        self.clock = clock
+        let origin = clock.now
+        self.elapsed = { origin.duration(to: clock.now) }
         self.log = log
     }
 
-    var reactor: Reactor { io.reactor }
+    /// Milliseconds since the node started, on the store's clock.
+    var nowMs: Int { Self.wholeMilliseconds(elapsed()) }
 
-    /// Milliseconds since the node started.
-    var nowMs: Int {
-        let elapsed = ContinuousClock.now - startedAt
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    static func wholeMilliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? Int.max : Int(milliseconds) + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
 

@@ -20,11 +20,15 @@ public enum NodeFeature {
     public static var behavior: Behavior<NodeAction, NodeState, NodeEnvironment> {
         Behavior<NodeAction, NodeState, NodeEnvironment>
             .reduce(reduce)
-            .produce { action, _ in
-                if case .publish(let topic, let payload) = action {
+            .produce { action, context in
+                switch action {
+                case .publish(let topic, let payload):
                     return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherKey)
+                case .tick:
+                    return .broadcast(Outgoing(topic: WireMessage.heartbeatPrefix + context.state.id, value: ""), channel: publisherKey)
+                default:
+                    return .empty
                 }
-                return .empty
             }
             .supervise { state in Supervision { env in nodeChannels(state, env) } }
             .combined(with: FollowFeature.behavior.liftCollection(
@@ -107,7 +111,7 @@ public enum NodeFeature {
     static func nodeChannels(_ state: NodeState, _ env: NodeEnvironment) -> Keep<NodeAction> {
         var keep: Keep<NodeAction> = [
             NodeChannels.publisher(env),
-            NodeChannels.heartbeat(nodeID: state.id, env),
+            NodeChannels.heartbeat(interval: state.settings.heartbeatInterval, env),
             NodeChannels.membership(env),
         ]
         for topic in state.feeds.keys.sorted() {

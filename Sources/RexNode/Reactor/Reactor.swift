@@ -6,15 +6,16 @@ public import ZMQ
 
 /// A serial executor backed by one dedicated thread that owns every ZeroMQ socket of a node.
 ///
-/// The loop runs queued jobs, fires due timers, then `zmq_poll`s the registered sockets plus an
-/// `eventfd` with a timeout from the next due timer. Other threads hand work over with
+/// The loop runs queued jobs and its turn-end hooks, then `zmq_poll`s the registered sockets plus
+/// an `eventfd`. It has no timers of its own: a store on this executor schedules on its injected
+/// clock, and everything timed in a node goes through the store. Other threads hand work over with
 /// `execute` (or Swift concurrency jobs via `enqueue`), which appends to a locked queue and
 /// writes the eventfd only if the loop is (about to be) blocked in poll.
 ///
 /// Why this is safe: libzmq sockets are not thread-safe, and every socket of a node is created,
 /// read, written and closed by closures running on this one thread — the store runs on this
 /// executor, so channel bodies, handlers and reconcile do too. The reactor's own loop state
-/// (poller, readers, timers) is likewise only touched on this thread; the thread-only methods
+/// (poller, readers, hooks) is likewise only touched on this thread; the thread-only methods
 /// check it with a precondition.
 public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs`, `polling`, `stopping` and `threadID` are Mutex/Atomic;
@@ -104,7 +105,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         if threadID.load(ordering: .relaxed) != Self.currentThread { finished.wait() }
     }
 
-    // MARK: - Thread-only: readers and timers
+    // MARK: - Thread-only: readers and turn-end hooks
 
     /// Calls `handler` on the reactor thread whenever `socket` is readable.
     public func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
@@ -118,19 +119,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         loop.removeReader(token)
     }
 
-    /// Calls `body` after `delay`, then every `interval` if given, on the reactor thread.
-    @discardableResult
-    public func schedule(after delay: Duration, every interval: Duration? = nil, _ body: @escaping () -> Void) -> TimerToken {
-        checkIsolated()
-        return loop.schedule(at: ContinuousClock.now + delay, every: interval, body)
-    }
-
-    public func cancelTimer(_ token: TimerToken) {
-        checkIsolated()
-        loop.cancelTimer(token)
-    }
-
-    /// Calls `body` at the end of every turn of the loop (after the queued jobs and due timers,
+    /// Calls `body` at the end of every turn of the loop (after the queued jobs,
     /// before it polls or blocks), on the reactor thread: where work buffered during the turn is
     /// handed on, such as a node's published messages. Hooks stop with the loop: work that runs
     /// after it (on the retired queue) must not leave anything buffered for them.
@@ -184,7 +173,6 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
             }
             if exiting { return }
             for job in batch { job() }
-            loop.fireDueTimers(now: ContinuousClock.now)
             for hook in loop.turnEndHooks { hook.body() }
             if !batch.isEmpty || stopping.load(ordering: .sequentiallyConsistent) { continue }
 
@@ -193,7 +181,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
                 polling.store(false, ordering: .sequentiallyConsistent)
                 continue
             }
-            loop.poll(wake: wake, timeout: loop.timeUntilNextTimer(now: ContinuousClock.now))
+            loop.poll(wake: wake, timeout: LoopState.idleWake)
             polling.store(false, ordering: .sequentiallyConsistent)
         }
     }
@@ -211,27 +199,19 @@ public struct TurnEndToken: Hashable, Sendable {
     let id: UInt64
 }
 
-/// Identifies a scheduled timer.
-public struct TimerToken: Hashable, Sendable {
-    let id: UInt64
-}
-
-/// The reactor loop's thread-only state: readers, the poller built from them, and timers.
+/// The reactor loop's thread-only state: readers, the poller built from them, and turn-end hooks.
 private final class LoopState {
     struct Reader {
         let socket: ZMQSocket
         let handler: () -> Void
     }
 
-    struct Timer {
-        var deadline: ContinuousClock.Instant
-        let interval: Duration?
-        let body: () -> Void
-    }
+    /// The longest a poll waits with nothing to do: work arrives through the eventfd, so this is a
+    /// safety net, not a timer.
+    static let idleWake = Duration.seconds(1)
 
     var readers: [UInt64: Reader] = [:]
     var order: [UInt64] = []
-    var timers: [UInt64: Timer] = [:]
     var nextID: UInt64 = 0
     var poller = ZMQPoller(capacity: 8)
     var pollerDirty = true
@@ -257,37 +237,6 @@ private final class LoopState {
         guard readers.removeValue(forKey: token.id) != nil else { return }
         order.removeAll { $0 == token.id }
         pollerDirty = true
-    }
-
-    func schedule(at deadline: ContinuousClock.Instant, every interval: Duration?, _ body: @escaping () -> Void) -> TimerToken {
-        nextID += 1
-        timers[nextID] = Timer(deadline: deadline, interval: interval, body: body)
-        return TimerToken(id: nextID)
-    }
-
-    func cancelTimer(_ token: TimerToken) {
-        timers.removeValue(forKey: token.id)
-    }
-
-    func fireDueTimers(now: ContinuousClock.Instant) {
-        guard !timers.isEmpty else { return }
-        let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
-        for (id, timer) in due {
-            guard timers[id] != nil else { continue }   // cancelled by an earlier timer
-            if let interval = timer.interval {
-                var next = timer.deadline + interval
-                if next <= now { next = now + interval }  // fell behind: skip, do not burst
-                timers[id]?.deadline = next
-            } else {
-                timers.removeValue(forKey: id)
-            }
-            timer.body()
-        }
-    }
-
-    func timeUntilNextTimer(now: ContinuousClock.Instant) -> Duration {
-        guard let next = timers.values.map(\.deadline).min() else { return .seconds(1) }
-        return min(max(now.duration(to: next), .zero), .seconds(1))
     }
 
     func poll(wake: WakeSignal, timeout: Duration) {

@@ -75,9 +75,12 @@ public final class Node: Sendable {
                 let boundIO = ReactorBound(io, on: reactor)
                 var initial = NodeState(id: configuration.id, settings: configuration.settings)
                 for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }
-                let environment = NodeEnvironment(io: boundIO, settings: configuration.settings, startedAt: startedAt, log: log)
+                let clock = ContinuousClock()
+                let environment = NodeEnvironment(
+                    transport: .live(boundIO), settings: configuration.settings, clock: clock, log: log
+                )
                 let store = Store(
-                    initial: initial, behavior: NodeFeature.behavior, environment: environment,
+                    initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
                     executor: .custom(reactor),
                     options: StoreOptions(onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
                 )
@@ -116,7 +119,7 @@ public final class Node: Sendable {
     public func publisherSubscriptions() -> Set<String> {
         let io = self.io
         return (try? reactor.sync {
-            Set(io.value.remoteSubscriptions.keys.map { bytes in
+            Set(io.value.publisher.remoteSubscriptions.keys.map { bytes in
                 bytes.last == 0 ? String(decoding: bytes.dropLast(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self) + "*"
             })
         }) ?? []
@@ -125,26 +128,29 @@ public final class Node: Sendable {
     /// Sockets this node has open, and distinct subscriptions on its shared subscriber.
     public func socketCounts() -> (open: Int, sharedSubscriptions: Int) {
         let io = self.io
-        return (try? reactor.sync { (io.value.counters.socketsOpen, io.value.sharedSubscriptionCount) }) ?? (0, 0)
+        return (try? reactor.sync { (io.value.flushAndCount().socketsOpen, io.value.subscriber.sharedSubscriptionCount) }) ?? (0, 0)
     }
 
     /// Messages published and received so far.
     public func messageCounts() -> (published: Int, received: Int, hwmDrops: Int) {
         let io = self.io
-        return (try? reactor.sync { (io.value.counters.published, io.value.counters.received, io.value.counters.hwmDrops) }) ?? (0, 0, 0)
+        return (try? reactor.sync {
+            let counters = io.value.flushAndCount()
+            return (counters.published, counters.received, counters.hwmDrops)
+        }) ?? (0, 0, 0)
     }
 
     /// Everything the node's sockets counted so far.
     func ioCounters() -> NodeIO.Counters {
         let io = self.io
-        return (try? reactor.sync { io.value.counters }) ?? NodeIO.Counters()
+        return (try? reactor.sync { io.value.flushAndCount() }) ?? NodeIO.Counters()
     }
 
     /// The most published messages ever waiting in the outbox at once (it must stay within
-    /// `NodeIO.outboxLimit`).
+    /// `NodePublisher.outboxLimit`).
     func outboxPeak() -> Int {
         let io = self.io
-        return (try? reactor.sync { io.value.counters.outboxPeak }) ?? 0
+        return (try? reactor.sync { io.value.flushAndCount().outboxPeak }) ?? 0
     }
 
     /// The node's state as of its last processed batch.

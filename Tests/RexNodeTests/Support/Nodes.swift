@@ -19,7 +19,31 @@ func startNode(
     )
 }
 
-/// Waits until `condition` holds, checking every 5 ms, for at most `timeout` of wall time.
+/// Waits until the node's state satisfies `condition`, for at most `timeout` of wall time.
+///
+/// Driven by the store's observer (called after every batch that changed the state), so it
+/// polls nothing and returns as soon as the state does.
+@discardableResult
+func waitFor(_ node: Node, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable (NodeState) -> Bool) async -> Bool {
+    let states = node.store.states   // observing from here on: no change slips between check and wait
+    if condition(node.state) { return true }
+    return await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await state in states where condition(state) { return true }
+            return false
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return false
+        }
+        let satisfied = await group.next() ?? false
+        group.cancelAll()
+        return satisfied || condition(node.state)
+    }
+}
+
+/// Waits until `condition` holds, checking every 5 ms, for at most `timeout` of wall time: for
+/// what the state does not show (sockets, subscriptions at a peer, file descriptors).
 @discardableResult
 func eventually(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -28,11 +52,6 @@ func eventually(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool
         try? await Task.sleep(for: .milliseconds(5))
     }
     return await condition()
-}
-
-/// Open file descriptors of this process.
-func openFileDescriptors() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }
 
 /// Runs blocking work (a socket waiting for a reply) on a thread of its own, so it never holds

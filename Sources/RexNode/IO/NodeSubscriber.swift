@@ -1,0 +1,258 @@
+import RexControl
+import ZMQ
+
+/// The node's subscribing sockets: one shared SUB connected to every peer, carrying every follow
+/// without `from` as reference-counted subscriptions (a topic change costs an UNSUBSCRIBE and a
+/// SUBSCRIBE, not a new socket), and one dedicated SUB per follow `from` one peer.
+///
+/// Which subscriptions the shared socket holds is decided by a `SubscriptionTable`; this class
+/// carries out its directives and routes what arrives. Lives on the reactor thread.
+final class NodeSubscriber {
+    struct Counters {
+        var received = 0
+        var malformed = 0
+        /// Received messages dropped for a topic, sender or value over the limits.
+        var oversized = 0
+        var socketsOpen = 1
+        /// Dedicated SUB sockets created so far (each follow `from` a peer, and each recreate).
+        var socketsCreated = 0
+    }
+
+    private final class Dedicated {
+        let socket: ZMQSocket
+        var reader: ReaderToken?
+        let pattern: TopicPattern
+        let target: RouteTarget
+        let id: RouteID
+
+        init(socket: ZMQSocket, pattern: TopicPattern, target: RouteTarget, id: RouteID) {
+            self.socket = socket
+            self.pattern = pattern
+            self.target = target
+            self.id = id
+        }
+    }
+
+    let shared: ZMQSocket
+    private let context: ZMQContext
+    private let reactor: Reactor
+    private let limits: NodeLimits
+    private let wireLimits: WireLimits
+    private let log: NodeLogger
+    private(set) var counters = Counters()
+    private var table: SubscriptionTable<RouteTarget>
+    private var dedicated: [RouteID: Dedicated] = [:]
+    private var connected: [String: Int] = [:]
+    private var reader: ReaderToken?
+
+    /// The last topic routed, the table generation it was resolved at, and all its targets: a
+    /// stream of one topic is then routed with a string comparison instead of a hash lookup and
+    /// prefix checks per message.
+    private var lastRoutedTopic: String?
+    private var lastRoutedGeneration: UInt64 = 0
+    private var lastRoutedTargets: [RouteTarget] = []
+    /// Targets given messages during the current read of a socket, handed on when it ends.
+    private var filled: [RouteTarget] = []
+    /// The last topic and sender strings received, reused while they repeat.
+    private var topics = StringReuse()
+    private var senders = StringReuse()
+
+    init(context: ZMQContext, reactor: Reactor, epoch: UInt64, limits: NodeLimits, log: NodeLogger) throws(ZMQError) {
+        self.context = context
+        self.reactor = reactor
+        self.limits = limits
+        self.wireLimits = WireLimits(limits)
+        self.log = log
+        self.table = SubscriptionTable(epoch: epoch)
+        shared = try Self.makeSocket(context, limits)
+        reader = reactor.addReader(shared) { [unowned self] in drain(shared, into: nil) }
+    }
+
+    /// A SUB socket with the data plane's bounds: frames up to `maxFrameBytes` (libzmq drops a
+    /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message.
+    private static func makeSocket(_ context: ZMQContext, _ limits: NodeLimits) throws(ZMQError) -> ZMQSocket {
+        let socket = try context.socket(.sub)
+        do {
+            try socket.setOption(.receiveHighWaterMark, limits.queueMessages)
+            try socket.setOption(.maxMessageSize, limits.maxFrameBytes)
+            socket.receiveFrameLimit = 2
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    /// Distinct subscriptions on the shared socket.
+    var sharedSubscriptionCount: Int { table.subscriptionCount }
+
+    // MARK: - Shared subscriptions
+
+    /// Routes messages matching `pattern` (from any connected peer) to `deliver`; with
+    /// `snapshot`, asks every peer (and every peer that connects later) for its retained values
+    /// of `pattern`, which arrive for this route alone.
+    func addRoute(_ pattern: TopicPattern, snapshot: Bool, _ deliver: @escaping ([Received]) -> Void) -> RouteID {
+        let (id, directives) = table.add(pattern, snapshot: snapshot, target: RouteTarget(deliver))
+        apply(directives)
+        return id
+    }
+
+    /// Removes a route; unsubscribes when it was the last one for its pattern.
+    func removeRoute(_ id: RouteID) {
+        apply(table.remove(id))
+    }
+
+    private func apply(_ directives: [SubscriptionTable<RouteTarget>.Directive]) {
+        for directive in directives {
+            do {
+                switch directive {
+                case .subscribe(let bytes): try shared.subscribe(bytes)
+                case .unsubscribe(let bytes): try shared.unsubscribe(bytes)
+                }
+            } catch {
+                log.error("subscription_failed", ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Connects the shared subscriber to a peer's publisher (counted: two channels may share one).
+    func connect(_ endpoint: String) throws(ZMQError) {
+        connected[endpoint, default: 0] += 1
+        guard connected[endpoint] == 1 else { return }
+        do {
+            try shared.connect(endpoint)
+        } catch {
+            connected[endpoint] = nil
+            throw error
+        }
+    }
+
+    func disconnect(_ endpoint: String) {
+        guard let count = connected[endpoint] else { return }
+        if count > 1 {
+            connected[endpoint] = count - 1
+            return
+        }
+        connected[endpoint] = nil
+        try? shared.disconnect(endpoint)
+    }
+
+    // MARK: - Dedicated subscriptions (follows `from` one peer)
+
+    /// Opens a SUB socket connected to `endpoint` only, subscribed to `pattern` and to a snapshot
+    /// of it.
+    func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) throws(ZMQError) -> RouteID {
+        let socket = try Self.makeSocket(context, limits)
+        let id = table.reserveID()
+        do {
+            try socket.subscribe(pattern.subscription)
+            try socket.subscribe(table.snapshotRequest(for: id, pattern))
+            try socket.connect(endpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+        let entry = Dedicated(socket: socket, pattern: pattern, target: RouteTarget(deliver), id: id)
+        entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
+        dedicated[id] = entry
+        counters.socketsOpen += 1
+        counters.socketsCreated += 1
+        return id
+    }
+
+    func closeDedicated(_ id: RouteID) {
+        guard let entry = dedicated.removeValue(forKey: id) else { return }
+        if let reader = entry.reader { reactor.removeReader(reader) }
+        entry.socket.close()
+        counters.socketsOpen -= 1
+    }
+
+    // MARK: - Receiving
+
+    /// Reads what is queued (bounded, for fairness) and routes each message; each target then
+    /// gets what this read brought it as one batch, in arrival order.
+    private func drain(_ socket: ZMQSocket, into dedicated: Dedicated?) {
+        defer { handOn() }
+        for _ in 0..<4096 {
+            let parsed: WireMessage.Parsed?
+            do {
+                parsed = try socket.tryReceive { frames in
+                    WireMessage.parse(frames, limits: wireLimits, topics: &topics, senders: &senders)
+                }
+            } catch {
+                log.error("receive_failed", ["error": "\(error)"])
+                return
+            }
+            guard let parsed else { return }           // nothing more queued
+            switch parsed {
+            case .message(let message):
+                counters.received += 1
+                if let dedicated {
+                    if dedicated.pattern.matches(message.topic) { collect(message, into: dedicated.target) }
+                } else {
+                    route(message)
+                }
+            case .snapshot(let message, let requester, let route):
+                counters.received += 1
+                collectSnapshot(message, requester: requester, route: RouteID(rawValue: route), on: dedicated)
+            case .malformed:
+                counters.malformed += 1
+            case .oversized:
+                counters.oversized += 1
+            }
+        }
+    }
+
+    /// A snapshot answer goes to the route its tag names, if this node asked (its epoch) and the
+    /// route still exists on the socket it arrived on.
+    private func collectSnapshot(_ message: Received, requester: UInt64, route: RouteID, on dedicated: Dedicated?) {
+        guard requester == table.epoch else { return }
+        if let dedicated {
+            if dedicated.id == route { collect(message, into: dedicated.target) }
+        } else if let target = table.snapshotTarget(route) {
+            collect(message, into: target)
+        }
+    }
+
+    /// Every target of a topic is resolved once per topic change (or table change) and reused
+    /// while the stream stays on that topic; a message with one target moves into it without a
+    /// copy.
+    private func route(_ message: consuming Received) {
+        if lastRoutedTopic != message.topic || lastRoutedGeneration != table.generation {
+            lastRoutedTargets = table.targets(for: message.topic)
+            lastRoutedTopic = message.topic
+            lastRoutedGeneration = table.generation
+        }
+        switch lastRoutedTargets.count {
+        case 0:
+            return
+        case 1:
+            collect(message, into: lastRoutedTargets[0])
+        default:
+            for target in lastRoutedTargets { collect(copy message, into: target) }
+        }
+    }
+
+    private func collect(_ message: consuming Received, into target: RouteTarget) {
+        if target.pending.isEmpty { filled.append(target) }
+        target.pending.append(message)
+    }
+
+    /// Hands each target the messages this read brought it (nothing in a read runs channel or
+    /// store code, so no route changes while messages wait here).
+    private func handOn() {
+        guard !filled.isEmpty else { return }
+        for target in filled { target.handOn() }
+        filled.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - Shutdown
+
+    func close() {
+        if let reader { reactor.removeReader(reader) }
+        reader = nil
+        for id in Array(dedicated.keys) { closeDedicated(id) }
+        shared.close()
+        counters.socketsOpen = 0
+    }
+}

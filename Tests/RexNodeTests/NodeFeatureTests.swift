@@ -1,0 +1,234 @@
+import RexControl
+import SwiftRex
+import SwiftRexTesting
+import Testing
+@testable import RexNode
+
+/// The node's behavior without sockets: `NodeFeature` in a `TestStore` over an in-memory
+/// transport, on a `TestClock`. Every action a channel sends is received and asserted; time
+/// moves only when a test advances it.
+@Suite struct NodeFeatureTests {
+    /// A node `n1` with short, round intervals.
+    struct Harness {
+        let clock = TestClock()
+        let network = MemoryTransport()
+        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
+        let store: TestStore<NodeAction, NodeState, NodeEnvironment>
+
+        /// A started node: the store is created (its first reconcile opens the heartbeat) and
+        /// the heartbeat's first tick, sent at once, is taken.
+        static func started(peers: [String: String] = [:]) async -> Harness {
+            let node = Harness(peers: peers)
+            await node.store.receive(.tick(nowMs: 0))
+            return node
+        }
+
+        private init(peers: [String: String]) {
+            let environment = NodeEnvironment(
+                transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in })
+            )
+            var initial = NodeState(id: "n1", settings: settings)
+            for (id, endpoint) in peers { initial.peers[id] = Peer(endpoint: endpoint) }
+            store = TestStore(initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock)
+        }
+
+        /// The ids of the channels the engine keeps now, sorted.
+        func channelIDs() async -> [String] {
+            await store.keep().channels.map { "\($0.id)" }.sorted()
+        }
+
+        /// Moves the clock and takes the heartbeat tick that falls due.
+        func tick(after milliseconds: Int, _ update: ((inout NodeState) throws -> Void)? = nil) async {
+            _ = await clock.waitForSleepers(1)
+            clock.advance(by: .milliseconds(milliseconds))
+            await store.receive(.tick(nowMs: NodeEnvironment.wholeMilliseconds(clock.now.offset)), update)
+        }
+    }
+
+    @Test func aStartedNodeKeepsItsPublisherHeartbeatAndMembership() async {
+        let node = await Harness.started()
+        await node.store.send(.set(topic: "warm", value: "up")) { $0.feeds["warm"] = Feed(value: "up") }
+        #expect(await node.channelIDs() == ["feed[warm]", "heartbeat", "membership", "pub"])
+        #expect(node.network.events == [.addRoute(.prefix("$hb."), snapshot: false)], "heartbeats ask for no snapshot")
+        #expect(node.network.published.map(\.topic) == ["$hb.n1", "warm"], "the first heartbeat, then the feed's value")
+        await node.store.send(.unset(topic: "warm")) { $0.feeds = [:] }
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// Everything the state implies, as channel ids: one per feed and peer, one per follow (a
+    /// follow `from` an unknown peer has none yet).
+    @Test func theStateImpliesTheChannelIDs() async {
+        let node = await Harness.started(peers: ["n2": "tcp://127.0.0.1:7102"])
+        await node.store.send(.set(topic: "a", value: "1")) { $0.feeds["a"] = Feed(value: "1") }
+        await node.store.send(.set(topic: "b", value: "2")) { $0.feeds["b"] = Feed(value: "2") }
+        await node.store.send(.follow(name: "f", topic: "t", from: nil)) { $0.follows["f"] = Follow(topic: "t") }
+        await node.store.send(.follow(name: "g", topic: "t", from: "n9")) { $0.follows["g"] = Follow(topic: "t", from: "n9") }
+        #expect(await node.channelIDs() == ["feed[a]", "feed[b]", "follow[f]", "heartbeat", "membership", "peer[n2]", "pub"])
+        await node.store.send(.removePeer(id: "n2")) { $0.peers = [:] }
+        await node.store.send(.unset(topic: "a")) { $0.feeds["a"] = nil }
+        #expect(await node.channelIDs() == ["feed[b]", "follow[f]", "heartbeat", "membership", "pub"])
+        #expect(node.network.events.contains(.connect("tcp://127.0.0.1:7102")) && node.network.events.contains(.disconnect("tcp://127.0.0.1:7102")))
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// 100 sets within one interval: the first value goes out at once, the last one when the
+    /// interval ends, nothing in between; the last value is what late joiners get.
+    @Test func aFeedIsThrottledAndItsLastValueAlwaysGoesOut() async {
+        let node = await Harness.started()
+        await node.store.send(.set(topic: "b", value: "0")) { $0.feeds["b"] = Feed(value: "0") }
+        for value in 1..<100 { await node.store.send(.set(topic: "b", value: "\(value)")) { $0.feeds["b"] = Feed(value: "\(value)") } }
+        #expect(node.network.published.filter { $0.topic == "b" }.map(\.value) == ["0"])
+        _ = await node.clock.waitForSleepers(2)
+        node.clock.advance(by: .milliseconds(100))
+        await node.store.settle()
+        #expect(node.network.published.filter { $0.topic == "b" }.map(\.value) == ["0", "99"])
+        #expect(node.network.retained == ["b": "99"])
+        await node.store.send(.unset(topic: "b")) { $0.feeds = [:] }
+        #expect(node.network.retained.isEmpty, "an unset feed is no longer answered to late joiners")
+        await node.store.finish(cancelChannels: true)
+    }
+
+    @Test func publishSendsEachTimeAndRetainsNothing() async {
+        let node = await Harness.started()
+        await node.store.send(.publish(topic: "chat", payload: "hi"))
+        await node.store.send(.publish(topic: "chat", payload: "hi"))
+        #expect(node.network.published.filter { $0.topic == "chat" }.count == 2)
+        #expect(node.network.retained.isEmpty)
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// A follow subscribes once its topic has been quiet for the settle time, asks for a
+    /// snapshot, and records what arrives; changing its topic recreates only its own route.
+    @Test func aFollowSettlesSubscribesRecordsAndIsRecreatedOnATopicChange() async {
+        let node = await Harness.started()
+        await node.store.send(.follow(name: "f", topic: "old", from: nil)) { $0.follows["f"] = Follow(topic: "old") }
+        await node.store.send(.follow(name: "other", topic: "steady", from: nil)) { $0.follows["other"] = Follow(topic: "steady") }
+        node.network.clearRecords()
+        #expect(node.network.routedPatterns == [.prefix("$hb.")], "settling: nothing subscribed yet")
+        _ = await node.clock.waitForSleepers(2)   // the heartbeat, and the engine's next timer (both settles)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        #expect(Set(node.network.events) == [.addRoute(.exact("old"), snapshot: true), .addRoute(.exact("steady"), snapshot: true)])
+
+        let message = Received(topic: "old", sender: "n2", epoch: 7, sequence: 3, value: "v")
+        #expect(node.network.deliver([message]) == 1)
+        await node.store.receive(.received(name: "f", messages: [message])) {
+            $0.follows["f"]!.count = 1
+            $0.follows["f"]!.lastValue = "v"
+            $0.follows["f"]!.lastTopic = "old"
+            $0.follows["f"]!.lastSender = "n2"
+            $0.follows["f"]!.senders = ["n2": SenderSequences(epoch: 7, lastSequence: ["old": 3], heardAt: 1)]
+            $0.follows["f"]!.streams = 1
+        }
+
+        node.network.clearRecords()
+        await node.store.send(.follow(name: "f", topic: "new", from: nil)) {
+            $0.follows["f"]!.topic = "new"
+            $0.follows["f"]!.senders = [:]   // a new subscription counts sequences afresh
+            $0.follows["f"]!.streams = 0
+        }
+        _ = await node.clock.waitForSleepers(2)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        #expect(node.network.events == [.removeRoute(.exact("old")), .addRoute(.exact("new"), snapshot: true)])
+        let keep = await node.store.keep()
+        let follow = keep.channels.first { "\($0.id)" == "follow[f]" }
+        #expect(follow?.opens == 2 && follow?.recreates == 1)
+        #expect(keep.channels.first { "\($0.id)" == "follow[other]" }?.opens == 1, "the other follow was left alone")
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// A follow `from` a peer waits for that peer to be known, then owns a route to it alone.
+    @Test func aFollowFromAPeerWaitsForThePeerThenOwnsADedicatedRoute() async {
+        let node = await Harness.started()
+        await node.store.send(.follow(name: "d", topic: "d.topic", from: "n2")) { $0.follows["d"] = Follow(topic: "d.topic", from: "n2") }
+        #expect(await node.channelIDs() == ["heartbeat", "membership", "pub"], "no channel while n2 is unknown")
+        await node.store.send(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102")) {
+            $0.peers["n2"] = Peer(endpoint: "tcp://127.0.0.1:7102")
+            $0.follows["d"]!.endpoint = "tcp://127.0.0.1:7102"
+        }
+        _ = await node.clock.waitForSleepers(2)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        #expect(node.network.events.contains(.openDedicated("tcp://127.0.0.1:7102", .exact("d.topic"))))
+        let message = Received(topic: "d.topic", sender: "n2", sequence: 1, value: "direct")
+        #expect(node.network.deliver([message], from: "tcp://127.0.0.1:9999") == 0, "another peer's message does not reach it")
+        #expect(node.network.deliver([message], from: "tcp://127.0.0.1:7102") == 1)
+        await node.store.receive(.received(name: "d", messages: [message])) {
+            $0.follows["d"]!.count = 1
+            $0.follows["d"]!.lastValue = "direct"
+            $0.follows["d"]!.lastTopic = "d.topic"
+            $0.follows["d"]!.lastSender = "n2"
+            $0.follows["d"]!.senders = ["n2": SenderSequences(epoch: 1, lastSequence: ["d.topic": 1], heardAt: 1)]
+            $0.follows["d"]!.streams = 1
+        }
+        await node.store.send(.unfollow(name: "d")) { $0.follows = [:] }
+        #expect(node.network.events.last == .closeDedicated("tcp://127.0.0.1:7102", .exact("d.topic")))
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// Membership on the test clock: alive on a heartbeat, suspect after 2 missed intervals,
+    /// gone after 5; a heartbeat on another sender's topic counts for nobody.
+    @Test func aPeerIsAliveThenSuspectThenGoneAsHeartbeatsStop() async {
+        let node = await Harness.started(peers: ["n2": "tcp://127.0.0.1:7102"])
+        await node.store.send(.publish(topic: "start", payload: ""))
+        node.network.deliver([Received(topic: "$hb.n3", sender: "n2", epoch: 4, sequence: 1, value: "")])
+        await node.store.expectNoAction()
+        node.network.deliver([Received(topic: "$hb.n2", sender: "n2", epoch: 4, sequence: 1, value: "")])
+        await node.store.receive(.heartbeat(from: "n2", epoch: 4, sequence: 1, atMs: 0)) {
+            $0.peers["n2"]!.status = .alive
+            $0.peers["n2"]!.lastSeenMs = 0
+            $0.peers["n2"]!.lastHeartbeat = 1
+            $0.peers["n2"]!.epoch = 4
+        }
+        await node.tick(after: 500) { $0.nowMs = 500 }
+        await node.tick(after: 500) {
+            $0.nowMs = 1_000
+            $0.peers["n2"]!.status = .suspect
+        }
+        await node.tick(after: 500) { $0.nowMs = 1_500 }
+        await node.tick(after: 500) { $0.nowMs = 2_000 }
+        await node.tick(after: 500) {
+            $0.nowMs = 2_500
+            $0.peers["n2"]!.status = .gone
+        }
+        #expect(node.network.published.filter { $0.topic == "$hb.n1" }.count == 6, "one heartbeat per tick")
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// Sequences count within one subscription: messages sent while the follow was on another
+    /// topic are not gaps.
+    @Test func gapsCountWithinOneSubscriptionOnly() async {
+        let node = await Harness.started()
+        func receive(_ topic: String, _ sequence: UInt64) -> NodeAction {
+            .received(name: "f", messages: [Received(topic: topic, sender: "p", sequence: sequence, value: "\(sequence)")])
+        }
+        await node.store.send(.follow(name: "f", topic: "a", from: nil)) { $0.follows["f"] = Follow(topic: "a") }
+        await node.store.send(receive("a", 1)) { self.expectAccepted(&$0, "a", 1, count: 1) }
+        await node.store.send(receive("a", 3)) { self.expectAccepted(&$0, "a", 3, count: 2); $0.follows["f"]!.gaps = 1 }
+        await node.store.send(.follow(name: "f", topic: "b", from: nil)) {
+            $0.follows["f"]!.topic = "b"
+            $0.follows["f"]!.senders = [:]
+            $0.follows["f"]!.streams = 0
+        }
+        await node.store.send(receive("b", 40)) { self.expectAccepted(&$0, "b", 40, count: 3) }
+        await node.store.send(.follow(name: "f", topic: "a", from: nil)) {
+            $0.follows["f"]!.topic = "a"
+            $0.follows["f"]!.senders = [:]
+            $0.follows["f"]!.streams = 0
+        }
+        await node.store.send(receive("a", 9)) { self.expectAccepted(&$0, "a", 9, count: 4) }
+        #expect(node.store.state.follows["f"]?.gaps == 1, "messages sent while following another topic are not gaps")
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// The state change of an accepted message `sequence` on `topic` from sender `p`.
+    private func expectAccepted(_ state: inout NodeState, _ topic: String, _ sequence: UInt64, count: Int) {
+        state.follows["f"]!.count = count
+        state.follows["f"]!.lastValue = "\(sequence)"
+        state.follows["f"]!.lastTopic = topic
+        state.follows["f"]!.lastSender = "p"
+        state.follows["f"]!.senders = ["p": SenderSequences(epoch: 1, lastSequence: [topic: sequence], heardAt: count)]
+        state.follows["f"]!.streams = 1
+    }
+}
