@@ -4,12 +4,19 @@
 # subshell with `set -e`. Every wait is bounded; the cluster is stopped on any exit; on a failure
 # every node's log tail is printed. Closes with "E2E: N passed, M failed".
 #
+# The NN_hostile_*.sh scenarios each start a fresh cluster of their own (same state dir) and
+# attack it with a rogue peer (rogue.py, helpers in hostile_lib.sh); they print one RESULT line
+# each and a table at the end. 90_down stays last. A scenario exiting 77 counts as skipped.
+#
 #   deploy/e2e/run.sh [SCENARIO…]      e.g. deploy/e2e/run.sh 01_up 02_follow
+#                                      or a glob: deploy/e2e/run.sh '*_hostile_*'
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 # shellcheck source=lib.sh
 source "$DEPLOY_SCRIPTS_DIR/e2e/lib.sh"
+# shellcheck source=hostile_lib.sh
+source "$DEPLOY_SCRIPTS_DIR/e2e/hostile_lib.sh"
 
 # Short intervals so membership changes take well under a second: suspect after 2 missed
 # heartbeats (200 ms), gone after 5 (500 ms).
@@ -70,7 +77,13 @@ scenarios=()
 for file in "$DEPLOY_SCRIPTS_DIR"/e2e/tests/[0-9]*.sh; do
     name=$(basename "$file" .sh)
     if [ $# -gt 0 ]; then
-        for wanted in "$@"; do [ "$wanted" = "$name" ] && scenarios+=("$file"); done
+        for wanted in "$@"; do
+            # shellcheck disable=SC2053 # a glob on purpose
+            if [[ "$name" == $wanted ]]; then
+                scenarios+=("$file")
+                break
+            fi
+        done
     else
         scenarios+=("$file")
     fi
@@ -100,6 +113,9 @@ for file in "${scenarios[@]}"; do
     if [ "$status" -eq 0 ]; then
         passed=$((passed + 1))
         ok "PASS $name ($elapsed ms)"
+    elif [ "$status" -eq 77 ]; then
+        skipped=$((skipped + 1))
+        warn "SKIP $name ($elapsed ms)"
     else
         failed=$((failed + 1))
         failures+=("$name")
@@ -107,4 +123,11 @@ for file in "${scenarios[@]}"; do
         [ "$name" = 01_up ] && cluster_broken=1
     fi
 done
+if [ -s "$STATE_DIR/hostile-results.tsv" ]; then
+    log "hostile peers"
+    {
+        printf 'SCENARIO\tPEAK MiB\tAFTER MiB\tPING ms\tSECONDS\tRESULT\tWHY\n'
+        awk -F'\t' -v OFS='\t' '{ if (length($7) > 100) $7 = substr($7, 1, 97) "..."; print }' "$STATE_DIR/hostile-results.tsv"
+    } | print_table >&2
+fi
 log "end-to-end suite took $(($(now_ms) - suite_started)) ms"

@@ -57,6 +57,9 @@ ensure_system_packages() {
     local missing=()
     [ -f /usr/include/zmq.h ] || missing+=(libzmq3-dev)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    # The hostile-peer scenarios' rogue (deploy/e2e/rogue.py) runs on the system python with
+    # pyzmq; a `python3` earlier on PATH (a pyenv shim) does not have it.
+    /usr/bin/python3 -c 'import zmq' >/dev/null 2>&1 || missing+=(python3-zmq)
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -eq 0 ]; then
         log "installing ${missing[*]} (apt-get)"
