@@ -38,12 +38,14 @@ let package = Package(
         // libzmq, quarantined: CZMQ is a module map only; ZMQ is the only Swift code importing it.
         .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "ZMQ", dependencies: ["CZMQ"]),
+        // glibc's malloc_trim, for a node that gives memory back after a burst (libc6-dev).
+        .systemLibrary(name: "CGlibcMalloc"),
 
         // The cluster: the control protocol's types (the node's state and the documents node and
         // CLI exchange; Foundation only), a node runtime (library, so tests drive nodes
         // in-process), its thin executable, and the operator CLI.
         .target(name: "RexControl"),
-        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl"]),
+        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "CGlibcMalloc"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
         .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl"]),
 

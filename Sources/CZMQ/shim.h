@@ -1,3 +1,3 @@
-// The only C surface of the project: libzmq's public header (Debian package libzmq3-dev).
+// libzmq's public header (Debian package libzmq3-dev).
 // No pkgConfig on purpose: libzmq.pc pulls krb5 include flags that SwiftPM warns about.
 #include <zmq.h>

@@ -24,6 +24,7 @@ public final class Node: Sendable {
     private let control: ReactorBound<ControlService>
     private let log: NodeLogger
     private let stopped = Mutex(false)
+    private let trimmer = MemoryTrimmer()
 
     private init(
         id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
@@ -175,6 +176,7 @@ public final class Node: Sendable {
             log.error("context_terminate_failed", ["error": "\(error)"])
         }
         reactor.stop()
+        trimmer.stop()
         log.info("stopped")
     }
 }
