@@ -46,7 +46,7 @@ struct Report {
         print("## nodebench: RexNode end to end vs raw libzmq (same machine, same run)")
         print("nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), median [min–max], wall \(String(format: "%.0f", wall)) s; "
               + "follow settle = 0 ms (NodeSettings.followSettleMs) for the churn runs; churn sync = \(sync.rawValue); "
-              + "e2e nodes queue 50,000 messages per peer (NodeLimits.queueMessages) for the 50,000-message window")
+              + "e2e nodes queue 100,000 messages per peer (NodeLimits.queueMessages) for the 50,000-message window")
         print("")
         var table = Table(["benchmark", "node", "raw libzmq (C)", "node/raw", "target", "met"])
         let thrRatio = ratio(thr, cThr)

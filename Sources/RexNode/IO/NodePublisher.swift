@@ -43,7 +43,7 @@ final class NodePublisher {
     /// Prefixes peers are subscribed to here (first byte of a subscription frame 1 = subscribe,
     /// 0 = unsubscribe). At most `limits.maxFollows` prefixes of at most a topic's length
     /// (`maxNameBytes` and its NUL); others are counted, not kept.
-    private(set) var remoteSubscriptions: [[UInt8]: Int] = [:]
+    private(set) var remoteSubscriptions: [SubscriptionBytes: Int] = [:]
 
     /// At most this many messages (or bytes) wait in the outbox before it is flushed mid-turn.
     static let outboxLimit = 512
@@ -167,38 +167,46 @@ final class NodePublisher {
 
     // MARK: - Subscription frames
 
-    /// Reads the subscription frames queued (bounded, for fairness).
+    /// Reads the subscription frames queued (bounded, for fairness). Each frame is looked at in
+    /// libzmq's buffer: a snapshot request on a node without feeds, or an unsubscribe of one,
+    /// costs no copy.
     func drainSubscriptionFrames() {
         for _ in 0..<1024 {
-            let received: [UInt8]??
+            let more: Bool?
             do {
-                received = try socket.tryReceive { frames -> [UInt8]? in frames.count == 1 ? frames.bytes(0) : nil }
+                more = try socket.tryReceive { frames -> Bool in
+                    if frames.count == 1 { handle(subscriptionFrame: frames[0]) } else { counters.malformed += 1 }
+                    return true
+                }
             } catch {
                 log.error("receive_failed", ["error": "\(error)"])
                 return
             }
-            guard let received else { return }   // nothing more queued
-            guard let frame = received, let kind = frame.first else {
-                counters.malformed += 1
-                continue
-            }
-            let prefix = frame.dropFirst()
-            if prefix.starts(with: Self.snapshotPrefixBytes) {
-                if kind == 1 { serveSnapshot(prefix) }
-                continue
-            }
-            count(subscription: prefix, subscribed: kind == 1)
+            guard more != nil else { return }   // nothing more queued
         }
     }
 
     private static let snapshotPrefixBytes = Array(WireMessage.snapshotPrefix.utf8)
 
-    private func count(subscription prefix: ArraySlice<UInt8>, subscribed: Bool) {
-        let key = Array(prefix)
+    /// A subscription frame: a kind byte (1 subscribe, 0 unsubscribe), then the prefix.
+    private func handle(subscriptionFrame frame: UnsafeRawBufferPointer) {
+        guard let kind = frame.first, kind <= 1 else {
+            counters.malformed += 1
+            return
+        }
+        let prefix = UnsafeRawBufferPointer(rebasing: frame[1...])
+        if prefix.starts(with: Self.snapshotPrefixBytes) {
+            if kind == 1 { serveSnapshot(prefix) }
+            return
+        }
+        count(subscription: SubscriptionBytes(prefix), subscribed: kind == 1)
+    }
+
+    private func count(subscription key: SubscriptionBytes, subscribed: Bool) {
         if subscribed {
             if let count = remoteSubscriptions[key] {
                 remoteSubscriptions[key] = count + 1
-            } else if remoteSubscriptions.count < limits.maxFollows, key.count <= limits.maxNameBytes + 1 {
+            } else if remoteSubscriptions.count < limits.maxFollows, key.bytes.count <= limits.maxNameBytes + 1 {
                 remoteSubscriptions[key] = 1
             } else {
                 counters.subscriptionsUntracked += 1
@@ -209,7 +217,14 @@ final class NodePublisher {
     }
 
     /// Sends the answer to one snapshot request: each retained value behind the request's tag.
-    private func serveSnapshot(_ request: ArraySlice<UInt8>) {
+    private func serveSnapshot(_ request: UnsafeRawBufferPointer) {
+        // Nothing retained: an empty answer, without a copy or a lookup (follow churn on a node
+        // without feeds pays only the frame).
+        guard retained.count > 0 else {
+            counters.snapshotsServed += 1
+            return
+        }
+        let request = ArraySlice(request)
         guard let answer = retained.answer(request, now: started.duration(to: snapshotClock.now)) else {
             counters.malformed += 1
             return
@@ -225,6 +240,20 @@ final class NodePublisher {
     func close() {
         flush()
         socket.close()
+    }
+}
+
+/// A subscription's bytes as a dictionary key, hashed in one call over the bytes (an array of
+/// bytes hashes element by element: the largest cost of a publisher under follow churn).
+struct SubscriptionBytes: Hashable {
+    let bytes: [UInt8]
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        bytes = Array(buffer)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

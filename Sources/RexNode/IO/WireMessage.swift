@@ -1,5 +1,8 @@
 import RexControl
 import ZMQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How a message travels between nodes: `[topic\0sender epoch sequence, value]`.
 ///
@@ -87,16 +90,22 @@ enum WireMessage {
     private static let snapshotPrefixBytes = Array(snapshotPrefix.utf8)
 
     /// `topic\0sender epoch sequence`, then the value.
+    ///
+    /// One pass over the head after the topic: the sender up to a space, then each number's
+    /// digits accumulated as they are read (no second pass to convert them). Runs per message.
     private static func parseHead(
         _ head: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, limits: WireLimits, snapshot: Bool,
         topics: inout StringReuse, senders: inout StringReuse
     ) -> Parsed {
-        guard let nul = head.firstIndex(of: 0) else { return .malformed }
-        guard let senderEnd = head[(nul + 1)...].firstIndex(of: UInt8(ascii: " ")) else { return .malformed }
-        guard let epochEnd = head[(senderEnd + 1)...].firstIndex(of: UInt8(ascii: " ")) else { return .malformed }
-        guard let epoch = decimal(UnsafeRawBufferPointer(rebasing: head[(senderEnd + 1)..<epochEnd])),
-              let sequence = decimal(UnsafeRawBufferPointer(rebasing: head[(epochEnd + 1)...])),
-              sequence > 0 else { return .malformed }   // sequences count from 1
+        guard let base = head.baseAddress, let found = memchr(base, 0, head.count) else { return .malformed }
+        let nul = base.distance(to: UnsafeRawPointer(found))
+        let end = head.count
+        var index = nul + 1
+        while index < end, head[index] != UInt8(ascii: " ") { index += 1 }
+        let senderEnd = index
+        guard senderEnd < end, let (epoch, epochEnd) = decimal(in: head, from: senderEnd + 1, upTo: UInt8(ascii: " ")),
+              epochEnd < end, let (sequence, sequenceEnd) = decimal(in: head, from: epochEnd + 1, upTo: nil),
+              sequenceEnd == end, sequence > 0 else { return .malformed }   // sequences count from 1
         guard nul <= limits.maxNameBytes, senderEnd - nul - 1 <= limits.maxNameBytes else { return .oversized }
         return .message(Received(
             topic: topics.string(for: UnsafeRawBufferPointer(rebasing: head[..<nul])),
@@ -106,6 +115,28 @@ enum WireMessage {
             value: String(decoding: value, as: UTF8.self),
             isSnapshot: snapshot
         ))
+    }
+
+    /// The decimal number of 1 to 20 digits starting at `start`, ending at `terminator` (or at
+    /// the end of `bytes` when nil), and the index where it ended; nil if anything else is there
+    /// or it overflows a `UInt64`.
+    @inline(__always)
+    private static func decimal(in bytes: UnsafeRawBufferPointer, from start: Int, upTo terminator: UInt8?) -> (UInt64, Int)? {
+        var value: UInt64 = 0
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == terminator { break }
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = tens.addingReportingOverflow(UInt64(digit))
+            guard !overflowed, !carried else { return nil }
+            value = sum
+            index += 1
+        }
+        guard index > start else { return nil }   // no digits
+        return (value, index)
     }
 
     /// `<epoch>.<route>` of a snapshot tag.

@@ -58,7 +58,7 @@ public final class Node: Sendable {
             let node = try reactor.sync { () throws -> Node in
                 let limits = configuration.settings.limits
                 let io = try NodeIO(
-                    nodeID: configuration.id, epoch: UInt64.random(in: 1...UInt64.max), limits: limits, context: context,
+                    nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
                     reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log
                 )
                 let controlSocket: ZMQSocket
@@ -110,6 +110,14 @@ public final class Node: Sendable {
         }
     }
 
+    /// A new epoch for a starting node: random, so a restart is told apart from the run before it
+    /// (a chance of 1 in 4 billion that two runs share one). 32 bits rather than 64: the epoch
+    /// travels in every message head, and ten digits instead of twenty cost 10 bytes less per
+    /// message (measured: +25 % of the I/O threads' CPU per 16-byte message with 20 digits).
+    static func newEpoch() -> UInt64 {
+        UInt64(UInt32.random(in: 1...UInt32.max))
+    }
+
     /// Queues an action on the node's store (from any thread).
     public func dispatch(_ action: NodeAction) {
         store.dispatch(action)
@@ -120,7 +128,7 @@ public final class Node: Sendable {
     public func publisherSubscriptions() -> Set<String> {
         let io = self.io
         return (try? reactor.sync {
-            Set(io.value.publisher.remoteSubscriptions.keys.map { bytes in
+            Set(io.value.publisher.remoteSubscriptions.keys.map(\.bytes).map { bytes in
                 bytes.last == 0 ? String(decoding: bytes.dropLast(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self) + "*"
             })
         }) ?? []
