@@ -255,33 +255,41 @@ final class EffectEngine<Action: Sendable> {
 
     // MARK: - Introspection
 
+    /// Runs on the store's executor, so a node's `keep` request costs its reactor this: the
+    /// entries are built in registry order and only their (order, index) pairs are sorted, not
+    /// the entries themselves (moving 100,000 entries through a sort cost more than building them).
     func snapshot() -> KeepSnapshot {
-        var entries: [(UInt64, KeepEntry)] = []
+        var entries: [KeepEntry] = []
+        var orders: [(order: UInt64, index: Int)] = []
+        entries.reserveCapacity(registry.count)
+        orders.reserveCapacity(registry.count)
         var inFlight = 0
         for (key, slot) in registry {
             switch slot {
             case .effect, .pending:
                 inFlight += 1
             case .channel(let live):
-                entries.append((live.order, KeepEntry(
+                orders.append((live.order, entries.count))
+                entries.append(KeepEntry(
                     id: key, lifetime: live.lifetime, broadcasting: live.broadcasting, delivery: live.delivery,
                     status: .live, supervised: live.supervised, since: live.since,
                     opens: live.stats.opens, recreates: live.stats.recreates, deliveries: live.stats.deliveries,
                     drops: live.stats.drops, history: live.stats.history
-                )))
+                ))
             case .settling(let settling):
                 let channel = settling.channel
-                entries.append((settling.order, KeepEntry(
+                orders.append((settling.order, entries.count))
+                entries.append(KeepEntry(
                     id: key, lifetime: channel.lifetime, broadcasting: channel.payload.name, delivery: channel.delivery,
                     status: .settling, supervised: settling.supervised, since: settling.since,
                     opens: settling.stats.opens, recreates: settling.stats.recreates,
                     deliveries: settling.stats.deliveries, drops: settling.stats.drops, history: settling.stats.history
-                )))
+                ))
             }
         }
-        entries.sort { $0.0 < $1.0 }
+        orders.sort { $0.order < $1.order }
         return KeepSnapshot(
-            channels: entries.map(\.1), counters: counters, inFlightEffects: inFlight, pendingTimers: timers.count
+            channels: orders.map { entries[$0.index] }, counters: counters, inFlightEffects: inFlight, pendingTimers: timers.count
         )
     }
 
