@@ -112,14 +112,7 @@ import Testing
 
         let message = Received(topic: "old", sender: "n2", epoch: 7, sequence: 3, value: "v")
         #expect(node.network.deliver([message]) == 1)
-        await node.store.receive(.received(name: "f", messages: [message])) {
-            $0.follows["f"]!.count = 1
-            $0.follows["f"]!.lastValue = "v"
-            $0.follows["f"]!.lastTopic = "old"
-            $0.follows["f"]!.lastSender = "n2"
-            $0.follows["f"]!.senders = ["n2": SenderSequences(epoch: 7, lastSequence: ["old": 3], heardAt: 1)]
-            $0.follows["f"]!.streams = 1
-        }
+        await node.store.receive(.received(name: "f", messages: [message])) { Self.accept(message, by: "f", count: 1, in: &$0) }
 
         node.network.clearRecords()
         await node.store.send(.follow(name: "f", topic: "new", from: nil)) {
@@ -154,14 +147,7 @@ import Testing
         let message = Received(topic: "d.topic", sender: "n2", sequence: 1, value: "direct")
         #expect(node.network.deliver([message], from: "tcp://127.0.0.1:9999") == 0, "another peer's message does not reach it")
         #expect(node.network.deliver([message], from: "tcp://127.0.0.1:7102") == 1)
-        await node.store.receive(.received(name: "d", messages: [message])) {
-            $0.follows["d"]!.count = 1
-            $0.follows["d"]!.lastValue = "direct"
-            $0.follows["d"]!.lastTopic = "d.topic"
-            $0.follows["d"]!.lastSender = "n2"
-            $0.follows["d"]!.senders = ["n2": SenderSequences(epoch: 1, lastSequence: ["d.topic": 1], heardAt: 1)]
-            $0.follows["d"]!.streams = 1
-        }
+        await node.store.receive(.received(name: "d", messages: [message])) { Self.accept(message, by: "d", count: 1, in: &$0) }
         await node.store.send(.unfollow(name: "d")) { $0.follows = [:] }
         #expect(node.network.events.last == .closeDedicated("tcp://127.0.0.1:7102", .exact("d.topic")))
         await node.store.finish(cancelChannels: true)
@@ -200,35 +186,40 @@ import Testing
     /// topic are not gaps.
     @Test func gapsCountWithinOneSubscriptionOnly() async {
         let node = await Harness.started()
-        func receive(_ topic: String, _ sequence: UInt64) -> NodeAction {
-            .received(name: "f", messages: [Received(topic: topic, sender: "p", sequence: sequence, value: "\(sequence)")])
+        func message(_ topic: String, _ sequence: UInt64) -> Received {
+            Received(topic: topic, sender: "p", sequence: sequence, value: "\(sequence)")
         }
-        await node.store.send(.follow(name: "f", topic: "a", from: nil)) { $0.follows["f"] = Follow(topic: "a") }
-        await node.store.send(receive("a", 1)) { self.expectAccepted(&$0, "a", 1, count: 1) }
-        await node.store.send(receive("a", 3)) { self.expectAccepted(&$0, "a", 3, count: 2); $0.follows["f"]!.gaps = 1 }
-        await node.store.send(.follow(name: "f", topic: "b", from: nil)) {
-            $0.follows["f"]!.topic = "b"
-            $0.follows["f"]!.senders = [:]
-            $0.follows["f"]!.streams = 0
+        func follow(_ topic: String) -> NodeAction { .follow(name: "f", topic: topic, from: nil) }
+        await node.store.send(follow("a")) { $0.follows["f"] = Follow(topic: "a") }
+        await node.store.send(.received(name: "f", messages: [message("a", 1)])) { Self.accept(message("a", 1), by: "f", count: 1, in: &$0) }
+        await node.store.send(.received(name: "f", messages: [message("a", 3)])) {
+            Self.accept(message("a", 3), by: "f", count: 2, in: &$0)
+            $0.follows["f"]!.gaps = 1   // sequence 2 was missed
         }
-        await node.store.send(receive("b", 40)) { self.expectAccepted(&$0, "b", 40, count: 3) }
-        await node.store.send(.follow(name: "f", topic: "a", from: nil)) {
-            $0.follows["f"]!.topic = "a"
-            $0.follows["f"]!.senders = [:]
-            $0.follows["f"]!.streams = 0
+        for (topic, sequence, count) in [("b", UInt64(40), 3), ("a", 9, 4)] {
+            await node.store.send(follow(topic)) {
+                $0.follows["f"]!.topic = topic   // a new subscription: its sequences count afresh
+                $0.follows["f"]!.senders = [:]
+                $0.follows["f"]!.streams = 0
+            }
+            await node.store.send(.received(name: "f", messages: [message(topic, sequence)])) {
+                Self.accept(message(topic, sequence), by: "f", count: count, in: &$0)
+            }
         }
-        await node.store.send(receive("a", 9)) { self.expectAccepted(&$0, "a", 9, count: 4) }
         #expect(node.store.state.follows["f"]?.gaps == 1, "messages sent while following another topic are not gaps")
         await node.store.finish(cancelChannels: true)
     }
 
-    /// The state change of an accepted message `sequence` on `topic` from sender `p`.
-    private func expectAccepted(_ state: inout NodeState, _ topic: String, _ sequence: UInt64, count: Int) {
-        state.follows["f"]!.count = count
-        state.follows["f"]!.lastValue = "\(sequence)"
-        state.follows["f"]!.lastTopic = topic
-        state.follows["f"]!.lastSender = "p"
-        state.follows["f"]!.senders = ["p": SenderSequences(epoch: 1, lastSequence: [topic: sequence], heardAt: count)]
-        state.follows["f"]!.streams = 1
+    /// The state change of `message` accepted by the follow `name` as its `count`th (its
+    /// sender's first stream of this subscription).
+    private static func accept(_ message: Received, by name: String, count: Int, in state: inout NodeState) {
+        state.follows[name]!.count = count
+        state.follows[name]!.lastValue = message.value
+        state.follows[name]!.lastTopic = message.topic
+        state.follows[name]!.lastSender = message.sender
+        state.follows[name]!.senders = [
+            message.sender: SenderSequences(epoch: message.epoch, lastSequence: [message.topic: message.sequence], heardAt: count),
+        ]
+        state.follows[name]!.streams = 1
     }
 }

@@ -8,19 +8,25 @@ import ZMQ
 /// connects to every peer and carries every follow without `from`; only a follow `from` one peer
 /// owns a dedicated SUB socket.
 final class NodeIO {
-    /// What the node's sockets counted so far.
+    /// What the node's sockets counted so far: the publisher's and the subscribers' counts.
     struct Counters {
-        var published = 0
-        var received = 0
-        var hwmDrops = 0
-        var malformed = 0
-        var oversized = 0
-        var snapshotsServed = 0
-        var snapshotsRefused = 0
-        var subscriptionsUntracked = 0
-        var socketsOpen = 0
-        var socketsCreated = 0
-        var outboxPeak = 0
+        var publisher = NodePublisher.Counters()
+        var subscriber = NodeSubscriber.Counters()
+
+        var published: Int { publisher.published }
+        var hwmDrops: Int { publisher.hwmDrops }
+        var snapshotsServed: Int { publisher.snapshotsServed }
+        var snapshotsRefused: Int { publisher.snapshotsRefused }
+        var subscriptionsUntracked: Int { publisher.subscriptionsUntracked }
+        var outboxPeak: Int { publisher.outboxPeak }
+        var received: Int { subscriber.received }
+        var oversized: Int { subscriber.oversized }
+        var socketsCreated: Int { subscriber.socketsCreated }
+        /// Subscription frames and data messages not in their format.
+        var malformed: Int { publisher.malformed + subscriber.malformed }
+        /// The subscribers' sockets and the publisher.
+        var socketsOpen: Int { subscriber.socketsOpen + (publisherOpen ? 1 : 0) }
+        var publisherOpen = false
     }
 
     let reactor: Reactor
@@ -55,16 +61,7 @@ final class NodeIO {
     /// includes them).
     func flushAndCount() -> Counters {
         publisher.flush()
-        let out = publisher.counters
-        let input = subscriber.counters
-        return Counters(
-            published: out.published, received: input.received, hwmDrops: out.hwmDrops,
-            malformed: out.malformed + input.malformed, oversized: input.oversized,
-            snapshotsServed: out.snapshotsServed, snapshotsRefused: out.snapshotsRefused,
-            subscriptionsUntracked: out.subscriptionsUntracked,
-            socketsOpen: input.socketsOpen + (publisher.socket.isClosed ? 0 : 1), socketsCreated: input.socketsCreated,
-            outboxPeak: out.outboxPeak
-        )
+        return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed)
     }
 
     /// Closes every socket (on the reactor thread).
