@@ -648,6 +648,39 @@ def cmd_slow_sub(args):
         sock.close(0)
 
 
+def pipelined(control, request, count, window, max_seconds):
+    """Sends `request(i)` for i < count on the control DEALER with at most `window` replies
+    outstanding, until every reply came, `max_seconds` passed, or no reply came for 5 s. Returns
+    (sent, accepted, errors, unanswered, seconds)."""
+    sent = accepted = errors = outstanding = 0
+    started = now()
+    deadline = started + max_seconds
+    last_reply = now()
+    while (sent < count or outstanding > 0) and now() < deadline:
+        while sent < count and outstanding < window:
+            control.sock.send(request(sent))
+            sent += 1
+            outstanding += 1
+        if control.sock.poll(100):
+            while True:
+                try:
+                    frames = control.sock.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                outstanding -= 1
+                last_reply = now()
+                try:
+                    ok = json.loads(frames[-1]).get("ok")
+                except ValueError:
+                    ok = False
+                accepted += 1 if ok else 0
+                errors += 0 if ok else 1
+        elif now() - last_reply > 5.0:
+            say("no reply for 5 s: giving up")
+            break
+    return sent, accepted, errors, outstanding, now() - started
+
+
 def cmd_flood(args):
     """Pipelined control dispatches of `publish` actions with --size byte payloads, at most
     --window in flight on one DEALER, --count of them or until --max-seconds."""
@@ -655,35 +688,9 @@ def cmd_flood(args):
     payload = json.dumps("x" * args.size)
     template = ('{"v":1,"op":"dispatch","id":"%%s","action":{"type":"publish","topic":%s,"payload":%s}}'
                 % (json.dumps(args.topic), payload))
-    sent = accepted = errors = 0
-    outstanding = 0
-    started = now()
-    deadline = started + args.max_seconds
-    last_reply = now()
     try:
-        while (sent < args.count or outstanding > 0) and now() < deadline:
-            while sent < args.count and outstanding < args.window:
-                control.sock.send((template % ("f%d" % sent)).encode())
-                sent += 1
-                outstanding += 1
-            if control.sock.poll(100):
-                while True:
-                    try:
-                        frames = control.sock.recv_multipart(zmq.NOBLOCK)
-                    except zmq.Again:
-                        break
-                    outstanding -= 1
-                    last_reply = now()
-                    try:
-                        ok = json.loads(frames[-1]).get("ok")
-                    except ValueError:
-                        ok = False
-                    accepted += 1 if ok else 0
-                    errors += 0 if ok else 1
-            elif now() - last_reply > 5.0:
-                say("no reply for 5 s: giving up")
-                break
-        seconds = now() - started
+        sent, accepted, errors, outstanding, seconds = pipelined(
+            control, lambda i: (template % ("f%d" % i)).encode(), args.count, args.window, args.max_seconds)
         summary = {"attack": "flood", "sent": sent, "accepted": accepted, "errors": errors,
                    "unanswered": outstanding, "seconds": round(seconds, 2), "rate": round(accepted / max(seconds, 1e-9))}
         say("flood: %d publish dispatches of %d bytes, %d accepted, %d errors, %d unanswered, %.1f s"
@@ -830,31 +837,12 @@ def cmd_follows(args):
     """--count distinct follows (name hv<i>, topic hv.<i>) dispatched pipelined, --window in flight,
     until --max-seconds."""
     control = Control(args.control)
-    sent = accepted = outstanding = 0
-    started = now()
-    deadline = started + args.max_seconds
-    last_reply = now()
+
+    def request(i):
+        return json.dumps({"v": 1, "id": "h%d" % i, "op": "dispatch",
+                           "action": {"type": "follow", "name": "hv%d" % i, "topic": "hv.%d" % i}}).encode()
     try:
-        while (sent < args.count or outstanding > 0) and now() < deadline:
-            while sent < args.count and outstanding < args.window:
-                doc = {"v": 1, "id": "h%d" % sent, "op": "dispatch",
-                       "action": {"type": "follow", "name": "hv%d" % sent, "topic": "hv.%d" % sent}}
-                control.sock.send(json.dumps(doc).encode())
-                sent += 1
-                outstanding += 1
-            if control.sock.poll(100):
-                while True:
-                    try:
-                        frames = control.sock.recv_multipart(zmq.NOBLOCK)
-                    except zmq.Again:
-                        break
-                    outstanding -= 1
-                    last_reply = now()
-                    accepted += 1 if b'"ok":true' in frames[-1] else 0
-            elif now() - last_reply > 5.0:
-                say("no reply for 5 s: giving up")
-                break
-        seconds = now() - started
+        sent, accepted, _, outstanding, seconds = pipelined(control, request, args.count, args.window, args.max_seconds)
         say("%d follows sent, %d accepted, %d unanswered in %.1f s" % (sent, accepted, outstanding, seconds))
         print(json.dumps({"attack": "follows", "sent": sent, "accepted": accepted, "unanswered": outstanding,
                           "seconds": round(seconds, 2)}))

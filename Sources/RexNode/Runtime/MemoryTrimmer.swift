@@ -1,7 +1,7 @@
 import CGlibcMalloc
 import Dispatch
 
-/// Gives freed heap memory back to the system every few seconds (`malloc_trim`).
+/// Gives freed heap memory back to the system every 2 s (`malloc_trim`).
 ///
 /// Why: a burst — a subscriber that stopped reading while 10,000 messages of 10 KB queued for it,
 /// a large reply — is freed once it is over, but glibc keeps most of the freed pages inside its
@@ -15,7 +15,7 @@ final class MemoryTrimmer: @unchecked Sendable {
     // thread. Its handler runs on the trimmer's own serial queue.
     private let timer: any DispatchSourceTimer
 
-    init(every interval: Duration = .seconds(5)) {
+    init(every interval: Duration = .seconds(2)) {
         let milliseconds = Int(interval.components.seconds * 1000)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "rexnode.memory-trim", qos: .utility))
         timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds), leeway: .milliseconds(250))
