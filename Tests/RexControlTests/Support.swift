@@ -126,6 +126,6 @@ func captureGolden(_ label: String, _ value: String?) {
         handle.write(Data(line.utf8))
         try? handle.close()
     } else {
-        FileManager.default.createFile(atPath: path, contents: Data(line.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(line.utf8))
     }
 }

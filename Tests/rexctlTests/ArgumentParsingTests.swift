@@ -155,13 +155,13 @@ import Testing
     @Test func clusterFileParsing() async throws {
         let file = try rexctl.ClusterFile.parse(#"{"nodes": [{"id": "n1", "pub": "tcp://a:1", "control": "tcp://a:2", "extra": 1}]}"#)
         #expect(file.nodes == [NodeAddress(id: "n1", control: "tcp://a:2", pub: "tcp://a:1")])
-        #expect(throws: ClusterFileError(#"node n1 has no "control" endpoint"#)) {
+        #expect(throws: rexctl.ClusterFileError(#"node n1 has no "control" endpoint"#)) {
             try rexctl.ClusterFile.parse(#"{"nodes": [{"id": "n1"}]}"#)
         }
-        #expect(throws: ClusterFileError("node id n1 appears twice")) {
+        #expect(throws: rexctl.ClusterFileError("node id n1 appears twice")) {
             try rexctl.ClusterFile.parse(#"{"nodes": [{"id": "n1", "control": "tcp://a:1"}, {"id": "n1", "control": "tcp://a:2"}]}"#)
         }
-        #expect(throws: ClusterFileError(#"it has no "nodes" array"#)) { try rexctl.ClusterFile.parse("{}") }
+        #expect(throws: rexctl.ClusterFileError(#"it has no "nodes" array"#)) { try rexctl.ClusterFile.parse("{}") }
     }
 
     @Test func sendBuildsActionsFromFriendlyForms() async throws {

@@ -55,8 +55,8 @@ import Testing
         return await condition()
     }
 
-    func json(_ result: RunResult) throws -> JSONValue {
-        try JSONValue.parse(result.stdout)
+    func json(_ result: RunResult) throws -> rexctl.JSONValue {
+        try rexctl.JSONValue.parse(result.stdout)
     }
 
     @Test func everyActionForm() async throws {
@@ -255,7 +255,7 @@ import Testing
         #expect(lines[1].prefix(5) == ["n1", Substring(cluster.n1.controlEndpoint), Substring(cluster.n1.pubEndpoint), "yes", "alive"])
         #expect(lines[2].prefix(5) == ["n2", Substring(cluster.n2.controlEndpoint), Substring(cluster.n2.pubEndpoint), "yes", "alive"])
 
-        let documents = await cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+        let documents = await cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap { try? rexctl.JSONValue.parse(String($0)) }
         #expect(documents.count == 2)
         #expect(documents.first?["reachable"] == .bool(true))
         #expect(documents.first?["seenBy"]?["n2"] == .string("alive"))
@@ -292,7 +292,7 @@ import Testing
         #expect(watch.stdout.contains("\npub "))
         let watchJSON = await cluster.run("keep n1 --watch --timeout 300ms -o json")
         #expect(watchJSON.code == 0)
-        #expect(watchJSON.stdout.split(separator: "\n").allSatisfy { (try? JSONValue.parse(String($0))) != nil })
+        #expect(watchJSON.stdout.split(separator: "\n").allSatisfy { (try? rexctl.JSONValue.parse(String($0))) != nil })
         await cluster.stop()
     }
 }

@@ -1,0 +1,16 @@
+/// The operations of the control protocol: a request's `op` (docs/protocol.md).
+public enum ControlOperation: String, Codable, Sendable, CaseIterable {
+    /// Who the node is and how long it has run (``PingDocument``).
+    case ping
+    /// Queue an ``OperatorAction`` on the node's store (``DispatchDocument``).
+    case dispatch
+    /// The node's state (``NodeState``).
+    case state
+    /// The engine's keep set (``KeepDocument``).
+    case keep
+    /// The node's counters (``MetricsDocument``).
+    case metrics
+
+    /// `ping, dispatch, …`, for messages.
+    static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
