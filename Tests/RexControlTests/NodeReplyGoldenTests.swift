@@ -46,23 +46,23 @@ import Testing
             (#"{"v": 1, "id": 7, "op": "dispatch", "action": {"type": "unfollow", "name": "nothing"}, "x": 1}"#,
              #"{"id":7,"ok":true,"result":{"accepted":true,"action":{"name":"nothing","type":"unfollow"}},"v":1}"#),
             (#"{"v": 1, "id": 7.0, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":7,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":7,"ok":false,"v":1}"#),
             (#"{"v": 1, "id": 1.5, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":1.5,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":1.5,"ok":false,"v":1}"#),
             (#"{"v": 1, "id": -0, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":0,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":0,"ok":false,"v":1}"#),
             (#"{"v": 1, "id": 1e300, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":1e+300,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":1e+300,"ok":false,"v":1}"#),
             (#"{"v": 1, "id": null, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":null,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":null,"ok":false,"v":1}"#),
             (#"{"v": 1, "id": true, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":true,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":true,"ok":false,"v":1}"#),
             (#"{"v": 1, "id": {"b": [1, "x/y", null], "a": {}}, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":{"a":{},"b":[1,"x\/y",null]},"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":{"a":{},"b":[1,"x\/y",null]},"ok":false,"v":1}"#),
             (#"{"v": 1, "id": [], "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":[],"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":[],"ok":false,"v":1}"#),
             (#"{"v": 1, "id": "\u00e9\u001b\u007f\u2028", "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":"é\u001b\#u{7f}\#u{2028}","ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":"é\u001b\#u{7f}\#u{2028}","ok":false,"v":1}"#),
             (#"not json"#,
              #"{"error":{"code":"badRequest","message":"the request is not a JSON object"},"id":null,"ok":false,"v":1}"#),
             (#"[1, 2]"#,
@@ -92,7 +92,7 @@ import Testing
             (#"{"v": 1, "op": 5}"#,
              #"{"error":{"code":"badRequest","message":"missing field 'op' (string)"},"id":null,"ok":false,"v":1}"#),
             (#"{"v": 1, "op": "explode"}"#,
-             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics)"},"id":null,"ok":false,"v":1}"#),
+             #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":null,"ok":false,"v":1}"#),
             (#"{"v": 1, "op": "dispatch"}"#,
              #"{"error":{"code":"badRequest","message":"'action' must be a JSON object with a 'type'"},"id":null,"ok":false,"v":1}"#),
             (#"{"v": 1, "op": "dispatch", "action": 5}"#,
@@ -184,6 +184,22 @@ import Testing
                                                      options: .regularExpression)
         #expect(maskingNumbers(in: histogram) == 
             #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"live":#,"opens":#,"recreates":#},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
+        await node.stop()
+    }
+
+    /// The one deliberate change: keys are sorted by code point, as the codec sorts them. Before,
+    /// the state went through a second JSON stack whose sorting was numeric and case-blind
+    /// (`a9` before `a10`, `b` before `B`); that order depended on which stack wrote the reply.
+    @Test func keysAreSortedByCodePoint() async throws {
+        let node = try startQuietNode("g3")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        for topic in ["a9", "a10", "b", "B"] {
+            _ = try await client.request(#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(topic)", "value": "1"}}"#)
+        }
+        #expect(await eventually { node.state.feeds.count == 4 })
+        let state = try #require(try await client.request(#"{"v": 1, "op": "state"}"#))
+        #expect(state.contains(#""feeds":{"B":{"value":"1"},"a10":{"value":"1"},"a9":{"value":"1"},"b":{"value":"1"}}"#), "\(state)")
         await node.stop()
     }
 }

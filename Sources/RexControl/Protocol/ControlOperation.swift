@@ -10,6 +10,13 @@ public enum ControlOperation: String, Codable, Sendable, CaseIterable {
     case keep
     /// The node's counters (``MetricsDocument``).
     case metrics
+    /// Stream keep-set and state changes to this client until it unwatches or stops renewing
+    /// (``WatchDocument``, one reply per change).
+    case watch
+    /// Extend the lease of this client's watches (``RenewDocument``).
+    case renew
+    /// End this client's watches (``UnwatchDocument``).
+    case unwatch
 
     /// `ping, dispatch, …`, for messages.
     static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -72,6 +72,11 @@ extension ControlRequest: Decodable where Action: Decodable {
                 throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'")
             }
             action = try container.decode(Action.self, forKey: .action)
+        case .watch:
+            documents = try WatchedDocument.list(in: container, forKey: .documents)
+            leaseMs = try WatchPolicy.lease(in: container, forKey: .leaseMs)
+        case .renew, .unwatch:
+            if container.contains(.watch) { watch = try container.decode(JSONValue.self, forKey: .watch) }
         case .ping, .state, .keep, .metrics:
             break
         }

@@ -20,6 +20,8 @@ final class ControlService {
     private let log: NodeLogger
     private let limits: NodeLimits
     private var bound: ReactorBound<ControlService>?
+    /// The open watches (set up by `start()`).
+    private(set) var watchers: ControlWatchers?
     var acceptingDispatch = true
 
     struct NodeInfo: Sendable {
@@ -45,11 +47,25 @@ final class ControlService {
     }
 
     func start() {
-        bound = ReactorBound(self, on: reactor)
+        let bound = ReactorBound(self, on: reactor)
+        self.bound = bound
+        // Mandatory routing: a send to a client that is gone fails instead of vanishing, and a
+        // client whose queue is full is refused at once, so a watch can be dropped for it.
+        do {
+            try socket.setOption(.routerMandatory, true)
+        } catch {
+            log.warning("control_option_failed", ["option": "routerMandatory", "error": "\(error)"])
+        }
+        let node = self.node
+        watchers = ControlWatchers(
+            store: store, bound: bound, uptimeMs: { node.uptimeMs }, maxReplyBytes: limits.maxReplyBytes, log: log
+        ) { [unowned self] envelope, payload in send(envelope, payload) }
         reader = reactor.addReader(socket) { [unowned self] in drain() }
     }
 
     func close() {
+        watchers?.close()
+        watchers = nil
         if let reader { reactor.removeReader(reader) }
         reader = nil
         bound = nil
@@ -130,6 +146,16 @@ final class ControlService {
                     uptimeMs: uptimeMs, reconcile: await store.keep().counters, io: io, state: state,
                     mailbox: (mailbox.current, mailbox.max), process: .current)
             }
+        case .watch:
+            guard let watchers else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
+            try watchers.watch(envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,
+                               leaseMs: request.leaseMs ?? WatchPolicy.defaultLeaseMs)
+        case .renew:
+            let renewed = watchers?.renew(envelope: envelope, id: request.watch) ?? RenewDocument(renewed: 0)
+            reply(envelope, ControlReply(id: id, .success(renewed)))
+        case .unwatch:
+            let ended = watchers?.unwatch(envelope: envelope, id: request.watch) ?? UnwatchDocument(unwatched: 0)
+            reply(envelope, ControlReply(id: id, .success(ended)))
         }
     }
 
@@ -188,12 +214,17 @@ final class ControlService {
         }
     }
 
-    private func send(_ envelope: [[UInt8]], _ payload: [UInt8]) {
-        guard !socket.isClosed else { return }
+    /// Sends one reply without blocking; false when it was not queued (the client is gone, or
+    /// its queue is full).
+    @discardableResult
+    private func send(_ envelope: [[UInt8]], _ payload: [UInt8]) -> Bool {
+        guard !socket.isClosed else { return false }
         do {
-            _ = try socket.sendMultipart(envelope + [payload], flags: [.dontWait])
+            return try socket.sendMultipart(envelope + [payload], flags: [.dontWait])
         } catch {
-            log.warning("control_reply_failed", ["error": "\(error)"])
+            // Mostly EHOSTUNREACH: the client left before its answer was ready.
+            log.debug("control_reply_failed", ["error": "\(error)"])
+            return false
         }
     }
 }
