@@ -30,6 +30,10 @@ import Testing
             case "keep": result = keep
             case "metrics": result = metrics
             case "dispatch": result = accepted
+            // `wait` watches: one push with both documents, then renewals and the unwatch.
+            case "watch": result = #"{"keep":\#(keep),"leaseMs":10000,"sequence":1,"state":\#(state)}"#
+            case "renew": result = #"{"renewed":1}"#
+            case "unwatch": result = #"{"unwatched":1}"#
             default: return #"{"error":{"code":"unknownOp","message":"no"},"id":"\#(id)","ok":false,"v":1}"#
             }
             return #"{"id":"\#(id)","ok":true,"result":\#(result),"v":1}"#
