@@ -112,7 +112,13 @@ extension ControlRequest where Action == OperatorAction {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
-            id = (try? container.decodeIfPresent(JSONValue.self, forKey: .id)) ?? .null
+            guard let id = try? container.decodeIfPresent(JSONValue.self, forKey: .id) ?? .null else {
+                // A number beyond any type, or a lone surrogate: valid enough to parse, not to echo.
+                self.id = .null
+                request = .failure(ControlError(.badRequest, "field 'id' cannot be echoed (a number or text out of range)"))
+                return
+            }
+            self.id = id
             do {
                 request = .success(try ControlRequest(from: decoder))
             } catch let error as ControlError {

@@ -60,6 +60,11 @@ struct WaitCommand: RexCtlCommand {
             return false
         }
 
+        var hasPath: Bool {
+            if case .state = self { return true }
+            return false
+        }
+
         /// Whether the condition holds, and what was seen (for the timeout message).
         func evaluate(_ observed: Observation) -> (holds: Bool, seen: String) {
             switch self {
@@ -82,14 +87,15 @@ struct WaitCommand: RexCtlCommand {
         }
     }
 
-    /// The documents a condition is judged on; the state also as a tree, for paths into it.
+    /// The documents a condition is judged on; the state also as a tree, for paths into it
+    /// (built only when a condition has a path: a large state takes a while to convert).
     struct Observation {
         var keep: KeepDocument?
         var state: NodeState?
         var stateTree: JSONValue?
 
-        init(keep: KeepDocument?, state: NodeState?) {
-            self.init(keep: keep, state: state, stateTree: state.flatMap { try? JSONValue(encoding: $0) })
+        init(keep: KeepDocument?, state: NodeState?, needsTree: Bool) {
+            self.init(keep: keep, state: state, stateTree: needsTree ? state.flatMap { try? JSONValue(encoding: $0) } : nil)
         }
 
         init(keep: KeepDocument?, state: NodeState?, stateTree: JSONValue?) {
@@ -133,7 +139,7 @@ struct WaitCommand: RexCtlCommand {
             let state = documents.contains(.state) ? watch.state : nil
             guard watch.failure == nil, documents.contains(.keep) == (keep != nil), documents.contains(.state) == (state != nil)
             else { continue }
-            let observed = Observation(keep: keep, state: state)
+            let observed = Observation(keep: keep, state: state, needsTree: conditions.contains { $0.hasPath })
             lastSeen = conditions.map { $0.evaluate(observed) }.filter { !$0.holds }.map(\.seen)
             guard lastSeen.isEmpty else { continue }
             switch context.globals.output {

@@ -1,11 +1,6 @@
 import RexControl
 
 extension JSONValue {
-    /// A document as a JSON tree (through the codec), for output that lists every member.
-    init(encoding document: some Encodable) throws {
-        self = try ControlCodec.decode(JSONValue.self, from: try ControlCodec.encode(document))
-    }
-
     /// The members of an object, keys sorted (as every document writes them); none otherwise.
     var members: [(key: String, value: JSONValue)] {
         guard case .object(let members) = self else { return [] }
