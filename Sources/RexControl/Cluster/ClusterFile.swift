@@ -11,6 +11,7 @@ import Foundation
 /// `id` and `control` are required and non-empty, ids are unique; `pub` is optional (a node
 /// needs it to start from the file); other members are ignored.
 public struct ClusterFile: Codable, Sendable, Equatable {
+    /// One node: its id, its publisher (optional for rexctl) and its control endpoint.
     public struct Entry: Codable, Sendable, Equatable {
         public var id: String
         public var pub: String?

@@ -15,10 +15,13 @@ public struct KeepDocument: Codable, Sendable, Equatable {
 
     /// One channel of the keep set.
     public struct Channel: Codable, Sendable, Equatable {
+        /// Whether the channel lives as long as the node (`permanent`) or is recreated when its
+        /// reset key changes (`ephemeral`).
         public enum Lifetime: String, Codable, Sendable {
             case permanent, ephemeral
         }
 
+        /// Whether the channel is open yet.
         public enum Status: String, Codable, Sendable {
             /// Open: its body ran and its handler receives values.
             case live
@@ -140,6 +143,7 @@ public struct KeepDocument: Codable, Sendable, Equatable {
 /// {"atMs": 1150, "event": "recreated", "from": "eu.old", "to": "eu.prices"}
 /// ```
 public struct ChannelEvent: Codable, Sendable, Equatable {
+    /// What happened (the `event` member, and the members that go with it).
     public enum Kind: Sendable, Equatable {
         case opened
         case settling

@@ -83,6 +83,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// Channel instances opened, cancelled and recreated since start, and live now.
     public struct Channels: Codable, Sendable, Equatable {
         public var opens: Int
         public var cancels: Int
@@ -97,6 +98,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// Data-plane messages: what the node's sockets counted, and the follows' sums.
     public struct Messages: Codable, Sendable, Equatable {
         public var published: Int
         public var received: Int
@@ -127,6 +129,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// Snapshot requests answered, and values held back by the snapshot rate.
     public struct Snapshots: Codable, Sendable, Equatable {
         public var served: Int
         public var refused: Int
@@ -137,6 +140,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// What the node refused at its limits.
     public struct Limits: Codable, Sendable, Equatable {
         /// The state's `refused`.
         public var refusedActions: Int
@@ -148,6 +152,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// Inputs waiting for the store's executor now, and the most that ever waited.
     public struct Mailbox: Codable, Sendable, Equatable {
         public var depth: Int
         public var maxDepth: Int
@@ -158,6 +163,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// Sockets open now, and dedicated SUB sockets created so far.
     public struct Sockets: Codable, Sendable, Equatable {
         public var open: Int
         public var created: Int
@@ -168,6 +174,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
+    /// The node process: resident memory and open file descriptors.
     public struct Process: Codable, Sendable, Equatable {
         public var rssBytes: Int
         public var fds: Int

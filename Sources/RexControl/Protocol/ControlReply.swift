@@ -11,6 +11,7 @@ public struct ControlReply<Payload: Encodable & Sendable>: Encodable, Sendable {
     public var id: JSONValue
     public var outcome: Result<Payload, ControlError>
 
+    /// The reply to the request with `id` (`.null` when it had none): a result or an error.
     public init(id: JSONValue, _ outcome: Result<Payload, ControlError>) {
         self.id = id
         self.outcome = outcome

@@ -21,6 +21,7 @@ public struct ControlRequest<Action: Sendable>: Sendable {
     /// With `renew` and `unwatch`: the id of the watch meant; nil for every watch of this client.
     public var watch: JSONValue?
 
+    /// A request for `operation`; give only the members that operation uses.
     public init(
         _ operation: ControlOperation, id: JSONValue? = nil, action: Action? = nil, documents: [WatchedDocument]? = nil,
         leaseMs: Int? = nil, watch: JSONValue? = nil

@@ -23,6 +23,7 @@ public struct ReceivedReply: Sendable {
     private let frame: [UInt8]
     private let failure: Failure?
 
+    /// Reads the reply's id, version and `ok` from the last frame of a reply message.
     public init(_ frame: [UInt8]) {
         self.frame = frame
         let header: Header

@@ -11,6 +11,7 @@ public struct WatchPush: Sendable {
     public struct Encoded: Sendable, Equatable {
         public let bytes: [UInt8]
 
+        /// Encodes `document` once, for every watcher it goes to.
         public init<Document: Encodable>(_ document: Document) throws {
             bytes = try ControlCodec.encode(document)
         }
@@ -22,6 +23,7 @@ public struct WatchPush: Sendable {
     public var keep: Encoded?
     public var state: Encoded?
 
+    /// The push numbered `sequence` of the watch `id`, with the documents it carries.
     public init(id: JSONValue, sequence: Int, leaseMs: Int, keep: Encoded?, state: Encoded?) {
         self.id = id
         self.sequence = sequence
