@@ -59,6 +59,8 @@ let package = Package(
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),
         .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "SwiftRexTesting", "rexnode"]),
         .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
+        // The protocol's types and codec alone, and their wire form as a real node serves it.
+        .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

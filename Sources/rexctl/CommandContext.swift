@@ -1,4 +1,5 @@
 import Foundation
+import RexControl
 import ZMQ
 
 /// What a running command needs: options, output streams, the process environment, and the
@@ -42,12 +43,12 @@ final class CommandContext {
         }
         let file: ClusterFile
         do {
-            file = try ClusterFile.load(path: path)
+            file = try ClusterFile.read(path: path)
         } catch {
             throw UsageError("cannot use cluster file \(path): \(error.message)"
                 + " — pass --cluster FILE, set \(ClusterFile.environmentVariable), or address a node with --node ID=ENDPOINT")
         }
-        var nodes = file.nodes
+        var nodes = file.nodes.map { NodeAddress(id: $0.id, control: $0.control, pub: $0.pub) }
         for node in globals.nodes {
             if let index = nodes.firstIndex(where: { $0.id == node.id }) {
                 nodes[index].control = node.control
@@ -89,9 +90,9 @@ final class CommandContext {
         return client
     }
 
-    /// One request to one node with the global timeout.
-    func request(_ node: NodeAddress, _ operation: NodeClient.Operation, action: JSONValue? = nil) throws -> JSONValue {
-        try client(for: node).request(operation, action: action, timeout: globals.requestTimeout)
+    /// One request to one node with the global timeout; its result read as a `Document`.
+    func request<Document: Decodable>(_ node: NodeAddress, _ operation: ControlOperation, _ type: Document.Type) throws -> Document {
+        try client(for: node).request(operation, type, timeout: globals.requestTimeout)
     }
 
     /// Closes every socket and the ZeroMQ context (linger 0: returns at once).
@@ -106,9 +107,14 @@ final class CommandContext {
 
     // MARK: output
 
-    /// Prints a JSON document on one line (for `-o json`).
-    func printJSON(_ value: JSONValue) {
-        stdout.line(value.compactText)
+    /// Prints a document on one line (for `-o json`), as ``TerminalJSON`` writes it.
+    func printJSON(_ document: some Encodable) {
+        stdout.line(TerminalJSON.text((try? ControlCodec.encode(document)) ?? Array("null".utf8)))
+    }
+
+    /// Prints one of rexctl's own documents on one line (for `-o json`).
+    func printJSON(_ document: OrderedJSON) {
+        stdout.line(document.text)
     }
 }
 

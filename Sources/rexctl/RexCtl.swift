@@ -82,7 +82,7 @@ enum RexCtl {
         } catch let error as CommandFailure {
             stderr.errorLine(error.message)
             return error.exitCode.rawValue
-        } catch let error as ControlError {
+        } catch let error as NodeRequestError {
             stderr.errorLine(error.description)
             return ExitCode.nodeError.rawValue
         } catch {

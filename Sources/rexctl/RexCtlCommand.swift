@@ -10,7 +10,7 @@ protocol RexCtlCommand {
     init(_ arguments: ParsedArguments) throws(UsageError)
     /// Rejects combinations the scanner cannot see. Runs before any socket is created.
     func validate(_ globals: GlobalOptions) throws(UsageError)
-    /// Does the work. Throws ``UsageError`` (64), ``CommandFailure`` (its code) or ``ControlError`` (2).
+    /// Does the work. Throws ``UsageError`` (64), ``CommandFailure`` (its code) or ``NodeRequestError`` (2).
     func run(_ context: CommandContext) throws -> ExitCode
 }
 

@@ -67,6 +67,7 @@ import Testing
         #expect(sent.code == 2)
         let received = try listener.received(within: .milliseconds(500))
         #expect(received.count == 1)
-        #expect(received.first?.contains(#""op":"dispatch","action":{"type":"unset","topic":"a"}"#) == true)
+        #expect(received.first?.hasPrefix(#"{"action":{"topic":"a","type":"unset"},"id":"rexctl-"#) == true, "\(received)")
+        #expect(received.first?.hasSuffix(#"","op":"dispatch","v":1}"#) == true, "\(received)")
     }
 }

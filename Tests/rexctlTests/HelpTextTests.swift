@@ -148,9 +148,9 @@ import Testing
 
         Columns: ID, LIFETIME (permanent, or ephemeral with its reset key), SETTLE, DELIVERY,
         STATE (live or settling), AGE, OPENS, RECREATES, DELIVERED, DROPPED. With --all a
-        NODE column comes first. With --watch the table is redrawn whenever it changes
-        (AGE aside) until --timeout, if given, or Ctrl-C; -o json then prints each new
-        keep set as one document.
+        NODE column comes first. With --watch the nodes push every change (a watch, no
+        polling) and the table is redrawn whenever it changes (AGE aside) until --timeout,
+        if given, or Ctrl-C; -o json then prints each new keep set as one document.
 
         USAGE: rexctl keep [<node>] [--all] [--watch] [<global options>]
 
@@ -285,9 +285,10 @@ import Testing
           state=PATH=VALUE  the state value at the dotted PATH equals VALUE,
                             e.g. follows.prices.lastValue=42 (keys may contain dots)
 
-        Polls every 100ms. Here --timeout bounds the whole wait (default: 30s); each
-        request gets at most 2s of it. With several --for, all must hold at once. Exits 2
-        if the node answers with an error, or did not answer at all when time runs out.
+        Watches the node (it pushes every change; no polling). Here --timeout bounds the
+        whole wait (default: 30s); the node must answer within 2s of it, or the watch
+        starts over. With several --for, all must hold at once. Exits 2 if the node
+        answers with an error, or did not answer at all when time runs out.
 
         USAGE: rexctl wait <node> --for <condition> ... [<global options>]
 

@@ -1,3 +1,4 @@
+import RexControl
 import Testing
 
 @testable import rexctl
@@ -5,34 +6,49 @@ import Testing
 /// Numbers from a node are hostile input too: no value, however large, small, negative or
 /// infinite, may trap a conversion while rendering.
 @Suite struct HostileNumberTests {
+    /// The extremes a typed document can hold: every integer of `Int`, every finite `Double`.
     @Test func tablesRenderAbsurdMilliseconds() throws {
-        let keep = try JSONValue.parse(#"""
-            {"channels": [{"id": "pub", "lifetime": "permanent", "settleMs": -1e300, "delivery": "immediate",
-                           "status": "live", "ageMs": 1e300, "opens": 1e999, "recreates": 0, "deliveries": 0, "drops": 0}]}
+        let keep = try document(KeepDocument.self, #"""
+            {"channels": [{"id": "pub", "lifetime": "permanent", "resetKey": null, "settleMs": -1e300, "broadcasting": "nothing",
+                           "delivery": "immediate", "status": "live", "supervised": true, "sinceMs": -9223372036854775808,
+                           "ageMs": 9223372036854775807, "opens": 9223372036854775807, "recreates": 0, "deliveries": 0, "drops": 0,
+                           "history": [{"atMs": 9223372036854775807, "event": "opened"}, {"atMs": -5, "event": "opened"}]}],
+             "counters": {"cycles": 0, "changedCycles": 0, "opens": 0, "cancels": 0, "recreates": 0, "deliveries": 0, "drops": 0,
+                          "live": 0, "lastMs": 1e308, "maxMs": -1e308}}
             """#)
         let table = KeepCommand.table([(nil, keep)], showNode: false).render()
-        #expect(table.contains("pub  permanent  -1e300ms  immediate  live   1e300ms  1e999"), "\(table)")
+        #expect(table.contains("pub  permanent  -1e+300ms  immediate  live   2562047788015h12m  9223372036854775807"), "\(table)")
 
-        let channel = try JSONValue.parse(#"""
-            {"id": "pub", "sinceMs": -1150, "ageMs": 1e999, "settleMs": 9223372036854775808,
-             "history": [{"atMs": 1e300, "event": "opened"}, {"atMs": -5, "event": "opened"}]}
-            """#)
-        let described = DescribeCommand.render(channel, node: "n1")
-        #expect(described.contains("Settle:   9223372036854775808ms\n"), "\(described)")
-        #expect(described.contains("Since:    -1.150s\n"), "\(described)")
-        #expect(described.contains("Age:      1e999ms\n"), "\(described)")
-        #expect(described.contains("  1e300ms  opened\n") && described.contains("  -0.005s  opened\n"), "\(described)")
+        let described = DescribeCommand.render(keep.channels[0], node: "n1")
+        #expect(described.contains("Settle:        -1e+300ms\n"), "\(described)")
+        #expect(described.contains("Since:         -9223372036854775.808s\n"), "\(described)")
+        #expect(described.contains("Age:           2562047788015h12m\n"), "\(described)")
+        #expect(described.contains("  9223372036854775.807s  opened\n") && described.contains("  -0.005s  opened\n"), "\(described)")
 
-        let state = try JSONValue.parse(#"""
-            {"id": "n1", "nowMs": 1e300, "peers": {"n2": {"endpoint": "e", "status": "alive", "lastSeenMs": -1e300}}}
-            """#)
+        var state = NodeState(id: "n1")
+        state.nowMs = Int.max
+        state.peers["n2"] = Peer(endpoint: "e")
+        state.peers["n2"]?.status = .alive
+        state.peers["n2"]?.lastSeenMs = Int.min
         let rendered = StateCommand.render(state)
-        #expect(rendered.hasPrefix("NODE      n1  (up 1e300ms)\n"), "\(rendered)")
-        #expect(rendered.contains("n2  e         alive   2e+300ms ago"), "\(rendered)")
+        #expect(rendered.hasPrefix("NODE      n1  (up 2562047788015h12m)\n"), "\(rendered)")
+        #expect(rendered.contains("n2  e         alive   -9223372036854775808ms"), "a difference that overflows is shown as is: \(rendered)")
 
         let n1 = NodeAddress(id: "n1", control: "tcp://127.0.0.1:7201")
-        let ping = try JSONValue.parse(#"{"uptimeMs": -1e308}"#)
-        #expect(NodesCommand.table([NodesCommand.Report(node: n1, ping: .success(ping))]).render().contains("-1e308ms"))
+        let ping = PingDocument(node: "n1", uptimeMs: Int.min, pub: "p", control: "c", pid: 1)
+        #expect(NodesCommand.table([NodesCommand.Report(node: n1, ping: .success(ping))]).render().contains("-9223372036854775808ms"))
+    }
+
+    /// A number no document type holds (beyond `Int`, or `1e999`) makes the reply unreadable:
+    /// exit 2 with what is wrong, never a trap.
+    @Test(arguments: [#""opens": 1e999"#, #""opens": 9223372036854775808"#, #""opens": 1.5"#, #""opens": "1""#])
+    func numbersNoDocumentHoldsAreUnreadable(member: String) async throws {
+        let keep = #"{"channels": [], "counters": {"cycles": 0, "changedCycles": 0, \#(member), "cancels": 0, "recreates": 0, "deliveries": 0, "drops": 0, "live": 0, "lastMs": 0, "maxMs": 0}}"#
+        let node = try CannedNode { _, id in CannedNode.success(id: id, result: keep) }
+        defer { node.stop() }
+        let result = await cli(["keep", "n1", "--node", "n1=\(node.endpoint)", "--timeout", "1s"])
+        #expect(result.code == 2, "\(result)")
+        #expect(result.stderr.contains("sent a reply rexctl cannot read (its result is not a KeepDocument"), "\(result.stderr)")
     }
 
     @Test func formattingNeverTraps() {
@@ -42,7 +58,8 @@ import Testing
         #expect(Formatting.rate(.infinity) == "inf/s")
         #expect(Formatting.threeDecimals(10.0214) == "10.021")
         #expect(Formatting.threeDecimals(1e300) == "1e+300")
-        #expect(Formatting.preciseSeconds(.number("1e16")) == "1e16ms")
+        #expect(Formatting.preciseSeconds(Int.min) == "-9223372036854775.808s")
+        #expect(Formatting.milliseconds(Double.infinity) == "infms")
         #expect(ChurnReport.oneDecimal(.infinity) == "inf")
         #expect(ChurnReport.oneDecimal(1e300) == "1e+300")
         #expect(LatencyChart.label(1e300) == "1e+300")
@@ -61,31 +78,40 @@ import Testing
     /// Counts beyond what JSON carries exactly (±(2^53 − 1)) read as absent, so sums and
     /// differences of node counters cannot overflow.
     @Test func hugeCountersNeitherOverflowNorCount() throws {
-        #expect(try JSONValue.parse("9007199254740991").intValue == 9_007_199_254_740_991)
-        #expect(try JSONValue.parse("-9007199254740991").intValue == -9_007_199_254_740_991)
-        #expect(try JSONValue.parse("9223372036854775807").intValue == nil)
-        #expect(try JSONValue.parse("-9223372036854775808").intValue == nil)
+        #expect(Formatting.exact(9_007_199_254_740_991) == 9_007_199_254_740_991)
+        #expect(Formatting.exact(-9_007_199_254_740_991) == -9_007_199_254_740_991)
+        #expect(Formatting.exact(Int.max) == nil)
+        #expect(Formatting.exact(Int.min) == nil)
 
-        let histogram = try JSONValue.parse(#"{"reconcile": {"histogram": [[1000, 9223372036854775807], [1000, 1]]}}"#)
-        #expect(CycleHistogram(histogram).counts == [1000: 1])
-        let buckets = Array(repeating: "[2000, 9007199254740991]", count: 1100).joined(separator: ",")
-        let saturated = CycleHistogram(try JSONValue.parse(#"{"reconcile": {"histogram": [\#(buckets)]}}"#))
+        func metrics(histogram: [(Int, Int)] = [], opens: Int = 0, cancels: Int = 0, live: Int = 0, cycles: Int = 0,
+                     p50Ms: Double = 0) -> MetricsDocument {
+            MetricsDocument(
+                uptimeMs: 0,
+                reconcile: .init(cycles: cycles, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: p50Ms, p99Ms: 0,
+                                 histogram: histogram.map { .init(upperEdgeNanoseconds: $0.0, count: $0.1) }),
+                channels: .init(opens: opens, cancels: cancels, recreates: 0, live: live),
+                messages: .init(published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
+                                reordered: 0, restarts: 0, evicted: 0),
+                snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
+                mailbox: .init(depth: 0, maxDepth: 0), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: 0))
+        }
+        #expect(CycleHistogram(metrics(histogram: [(1000, Int.max), (1000, 1)])).counts == [1000: 1])
+        let saturated = CycleHistogram(metrics(histogram: Array(repeating: (2000, 9_007_199_254_740_991), count: 1100)))
         #expect(saturated.counts == [2000: Int.max])
-        #expect(saturated.subtracting(CycleHistogram(try JSONValue.parse(#"{"reconcile": {"histogram": [[2000, -9007199254740991]]}}"#)))
-            .counts == [2000: Int.max])
+        #expect(saturated.subtracting(CycleHistogram(metrics(histogram: [(2000, -9_007_199_254_740_991)]))).counts == [2000: Int.max])
         #expect(saturated.percentileMs(0.99) == 0.002)
 
-        let keep = try JSONValue.parse(#"{"channels": [], "counters": {"opens": -9223372036854775808, "cancels": 1}}"#)
-        let metrics = try JSONValue.parse(#"{"channels": {"opens": 9223372036854775807, "cancels": -1, "live": 0}}"#)
+        let keep = KeepDocument(channels: [], counters: .init(cycles: 0, changedCycles: 0, opens: Int.min, cancels: 1, recreates: 0,
+                                                                deliveries: 0, drops: 0, live: 0, lastMs: 0, maxMs: 0))
         let settings = ChurnSettings(follows: 1, rate: 1, duration: .seconds(1), feeds: 2, inFlight: 1, fromPeers: false,
                                      requestTimeout: .seconds(1))
         let driver = try ChurnDriver(nodes: [NodeAddress(id: "n1", control: "tcp://127.0.0.1:1")], clients: [],
                                      settings: settings, progress: BufferOutput()) { _ in }
-        let (_, violations) = driver.check(node: 0, sample: "s", metrics: metrics, keep: keep)
+        let (_, violations) = driver.check(node: 0, sample: "s", metrics: metrics(opens: Int.max, cancels: -1), keep: keep)
         #expect(violations.map(\.message) == ["keep counters opens 0 − cancels 1 = -1, but the keep set has 0 live channels"])
 
-        let before = try JSONValue.parse(#"{"reconcile": {"cycles": -9223372036854775807}}"#)
-        let end = try JSONValue.parse(#"{"reconcile": {"cycles": 9223372036854775807, "p50Ms": 1e999}}"#)
+        let before = metrics(cycles: -Int.max)
+        let end = metrics(cycles: Int.max, p50Ms: .infinity)
         let run = ChurnRunResult(settings: settings, nodeIDs: ["n1"], elapsed: 1, changes: [1], scheduled: 1,
                                  before: [before], after: [before], end: [end], samples: [], maxSampledDepth: [0],
                                  violations: [])

@@ -1,3 +1,4 @@
+import RexControl
 import Testing
 
 @testable import rexctl
@@ -54,12 +55,8 @@ import Testing
     }
 
     @Test func leakCheckNamesNodeSampleAndNumbers() throws {
-        let keep = try JSONValue.parse(#"""
-            {"channels": [{"id": "pub", "status": "live"}, {"id": "follow[churn-1]", "status": "live"},
-                          {"id": "follow[churn-2]", "status": "settling"}],
-             "counters": {"opens": 5, "cancels": 2}}
-            """#)
-        let metrics = try JSONValue.parse(#"{"channels": {"opens": 5, "cancels": 2, "live": 3}, "mailbox": {"depth": 4}}"#)
+        let keep = keepDocument([("pub", .live), ("follow[churn-1]", .live), ("follow[churn-2]", .settling)], opens: 5, cancels: 2)
+        let metrics = metricsDocument(opens: 5, cancels: 2, live: 3, depth: 4)
         let counts = ChurnDriver.counts(keep)
         #expect(counts.live == 2 && counts.settling == 1 && counts.churnFollows == 2)
         let settings = ChurnSettings(follows: 1, rate: 1, duration: .seconds(1), feeds: 2, inFlight: 1, fromPeers: false,
@@ -72,9 +69,10 @@ import Testing
             "invariant broken on node n1 at sample 7 (t=3.500s): keep counters opens 5 − cancels 2 = 3, but the keep set has 2 live channels",
         ])
         #expect(ChurnDriver.differences(before: metrics, after: metrics) == [])
-        let grown = try JSONValue.parse(#"{"channels": {"live": 4}, "process": {"fds": 30}}"#)
-        #expect(ChurnDriver.differences(before: try JSONValue.parse(#"{"channels": {"live": 3}, "process": {"fds": 30}}"#), after: grown)
-            == ["channels.live started at 3 but is 4"])
+        let grown = metricsDocument(live: 4, fds: 30)
+        #expect(ChurnDriver.differences(before: metricsDocument(live: 3, fds: 30), after: grown) == ["channels.live started at 3 but is 4"])
+        #expect(ChurnDriver.differences(before: nil, after: grown)
+            == ["process.fds started at - but is 30", "sockets.open started at - but is 0", "channels.live started at - but is 4"])
     }
 
     @Test func chartHasAxesTicksLabelsAndLegend() {
@@ -98,12 +96,13 @@ import Testing
 /// Per-run percentiles come from the difference of two histogram snapshots.
 @Suite struct CycleHistogramTests {
     @Test func percentilesOfTheIntervalBetweenTwoSnapshots() throws {
-        let before = try JSONValue.parse(#"{"reconcile": {"histogram": [[1000, 5], [2000000, 1]]}}"#)
-        let after = try JSONValue.parse(#"{"reconcile": {"histogram": [[1000, 5], [4000, 90], [8000, 10], [2000000, 1]]}}"#)
+        let before = metricsDocument(histogram: [(1000, 5), (2_000_000, 1)])
+        let after = metricsDocument(histogram: [(1000, 5), (4000, 90), (8000, 10), (2_000_000, 1)])
         let window = CycleHistogram(after).subtracting(CycleHistogram(before))
         #expect(window.percentileMs(0.5) == 0.004)
         #expect(window.percentileMs(0.99) == 0.008)
         #expect(window.maxMs == 0.008, "the 2 ms cycle happened before the run")
-        #expect(CycleHistogram(try JSONValue.parse(#"{"reconcile": {}}"#)).isEmpty)
+        #expect(CycleHistogram(metricsDocument()).isEmpty)
+        #expect(CycleHistogram(nil as MetricsDocument?).isEmpty)
     }
 }

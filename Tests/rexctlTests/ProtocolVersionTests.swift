@@ -1,43 +1,47 @@
 import Testing
-import ZMQ
 
 @testable import rexctl
 
-/// A reply is protocol v1 only when its `"v"` is the JSON integer literal `1`.
-@Suite struct ProtocolVersionTests {
+/// A reply is protocol v1 only when its `"v"` is the JSON integer literal `1` (RexControl's
+/// `ReceivedReply` judges every reply; its own tests cover each form).
+@Suite(.serialized) struct ProtocolVersionTests {
+    static let ping = #"{"control":"c","node":"n1","pid":1,"pub":"p","uptimeMs":5}"#
+
     @Test(arguments: [
-        (#"{"v": 1, "ok": true, "result": {"a": 1}}"#, nil),
-        (#"{"v": 1.0, "ok": true, "result": {}}"#, "protocol version 1.0"),
-        (#"{"v": 1e0, "ok": true, "result": {}}"#, "protocol version 1e0"),
-        (#"{"v": 10e-1, "ok": true, "result": {}}"#, "protocol version 10e-1"),
-        (#"{"v": true, "ok": true, "result": {}}"#, "protocol version true"),
-        (#"{"v": "1", "ok": true, "result": {}}"#, #"protocol version "1""#),
-        (#"{"v": [1], "ok": true, "result": {}}"#, "protocol version [1]"),
-        (#"{"v": 2, "ok": true, "result": {}}"#, "protocol version 2"),
-        (#"{"ok": true, "result": {}}"#, #"no "v" member"#),
-        (#"{"v": null, "ok": true, "result": {}}"#, "protocol version null"),
+        ("1", nil),
+        ("1.0", "protocol version 1.0"),
+        ("1e0", "protocol version 1e0"),
+        ("10e-1", "protocol version 10e-1"),
+        ("true", "protocol version true"),
+        (#""1""#, #"protocol version "1""#),
+        ("[1]", "protocol version [1]"),
+        ("2", "protocol version 2"),
+        ("null", "protocol version null"),
     ] as [(String, String?)])
-    func onlyTheIntegerOneIsVersionOne(reply: String, problem: String?) throws {
-        let context = try ZMQContext()
-        defer { try? context.terminate() }
-        let node = NodeAddress(id: "n1", control: "inproc://rexctl-protocol-version-test")
-        let client = try NodeClient(context: context, node: node)
-        defer { client.close() }
-        let result = try #require(client.decode(Array(reply.utf8), expecting: "r-1"))
-        switch (result, problem) {
-        case (.success(let value), nil):
-            #expect(value == .object(["a": .number("1")]))
-        case (.failure(let error), let problem?):
-            #expect(error.kind == .badReply(problem))
-        default:
-            Issue.record("\(reply): \(result)")
+    func onlyTheIntegerOneIsVersionOne(version: String, problem: String?) async throws {
+        let node = try CannedNode { _, id in CannedNode.success(id: id, result: ProtocolVersionTests.ping, version: version) }
+        defer { node.stop() }
+        let result = await cli(["nodes", "--node", "n1=\(node.endpoint)", "--timeout", "1s"])
+        if let problem {
+            #expect(result.code == 2, "\(result)")
+            #expect(result.stderr.contains("sent a reply rexctl cannot read (\(problem))"), "\(result.stderr)")
+        } else {
+            #expect(result.code == 0, "\(result)")
         }
+    }
+
+    @Test func aReplyWithoutVersionIsRefused() async throws {
+        let node = try CannedNode { _, id in #"{"id":"\#(id)","ok":true,"result":\#(ProtocolVersionTests.ping)}"# }
+        defer { node.stop() }
+        let result = await cli(["nodes", "--node", "n1=\(node.endpoint)", "--timeout", "1s"])
+        #expect(result.code == 2)
+        #expect(result.stderr.contains(#"(no "v" member)"#), "\(result.stderr)")
     }
 
     /// The load generator reads its pipelined replies through the same check.
     @Test func loadChurnRefusesAReplyOfAnotherVersion() async throws {
         let reply: @Sendable (String, String) -> String = { _, id in
-            CannedNode.success(id: id, result: #"{"accepted": true}"#, version: "1.0")
+            CannedNode.success(id: id, result: #"{"accepted": true, "action": {"type": "unset", "topic": "t"}}"#, version: "1.0")
         }
         let first = try CannedNode(reply: reply)
         defer { first.stop() }

@@ -1,3 +1,4 @@
+import RexControl
 import Testing
 
 @testable import rexctl
@@ -14,7 +15,7 @@ import Testing
                        {"atMs": 1200, "event": "opened"}, {"atMs": 1300, "event": "dropped", "reason": "hwm"}]},
           {"id": "pub", "lifetime": "permanent", "resetKey": null, "settleMs": null,
            "broadcasting": "nothing", "delivery": "immediate", "status": "live", "supervised": true,
-           "sinceMs": 5, "ageMs": 125000, "opens": 1, "recreates": 0, "deliveries": 1234, "drops": 12},
+           "sinceMs": 5, "ageMs": 125000, "opens": 1, "recreates": 0, "deliveries": 1234, "drops": 12, "history": []},
           {"id": "feed[eu.prices]", "lifetime": "ephemeral", "resetKey": null, "settleMs": null,
            "broadcasting": "nothing", "delivery": "latest", "status": "settling", "supervised": false,
            "sinceMs": 5000, "ageMs": 100, "opens": 0, "recreates": 0, "deliveries": 0, "drops": 0, "history": []}
@@ -24,7 +25,7 @@ import Testing
         """
 
     @Test func keepTableColumnsAndAlignment() throws {
-        let keep = try JSONValue.parse(RenderingTests.keep)
+        let keep = try document(KeepDocument.self, RenderingTests.keep)
         let text = KeepCommand.table([(nil, keep)], showNode: false).render()
         #expect(text == """
             ID               LIFETIME                 SETTLE  DELIVERY   STATE       AGE  OPENS  RECREATES  DELIVERED  DROPPED
@@ -35,8 +36,20 @@ import Testing
             """)
     }
 
+    /// One live channel with the given id, opens and age.
+    static func channel(_ id: String, opens: Int = 1, ageMs: Int = 10) -> KeepDocument.Channel {
+        KeepDocument.Channel(id: id, lifetime: .permanent, broadcasting: "nothing", delivery: "immediate", status: .live,
+                             supervised: true, sinceMs: 0, ageMs: ageMs, opens: opens, recreates: 0, deliveries: 0, drops: 0,
+                             history: [])
+    }
+
+    static func keep(_ channels: [KeepDocument.Channel]) -> KeepDocument {
+        KeepDocument(channels: channels, counters: .init(cycles: 0, changedCycles: 0, opens: 0, cancels: 0, recreates: 0,
+                                                         deliveries: 0, drops: 0, live: 0, lastMs: 0, maxMs: 0))
+    }
+
     @Test func keepTableForAllNodesHasANodeColumn() throws {
-        let keep = try JSONValue.parse(#"{"channels": [{"id": "pub", "lifetime": "permanent", "settleMs": null, "delivery": "immediate", "status": "live", "ageMs": 10, "opens": 1, "recreates": 0, "deliveries": 0, "drops": 0}]}"#)
+        let keep = RenderingTests.keep([RenderingTests.channel("pub")])
         let text = KeepCommand.table([("n1", keep), ("node-2", keep)], showNode: true).render()
         #expect(text == """
             NODE    ID   LIFETIME   SETTLE  DELIVERY   STATE   AGE  OPENS  RECREATES  DELIVERED  DROPPED
@@ -46,12 +59,12 @@ import Testing
             """)
     }
 
-    @Test func keepChangeKeyIgnoresAge() throws {
-        let before = try JSONValue.parse(#"{"channels": [{"id": "pub", "ageMs": 10, "opens": 1}]}"#)
-        let older = try JSONValue.parse(#"{"channels": [{"id": "pub", "ageMs": 900, "opens": 1}]}"#)
-        let reopened = try JSONValue.parse(#"{"channels": [{"id": "pub", "ageMs": 900, "opens": 2}]}"#)
-        #expect(KeepCommand.changeKey(before) == KeepCommand.changeKey(older))
-        #expect(KeepCommand.changeKey(before) != KeepCommand.changeKey(reopened))
+    @Test func keepWatchRedrawsOnChangeButNotOnAge() throws {
+        func shown(_ channel: KeepDocument.Channel) -> KeepCommand.Shown {
+            KeepCommand.Shown(node: "n1", .success(RenderingTests.keep([channel])))
+        }
+        #expect(shown(RenderingTests.channel("pub", ageMs: 10)) == shown(RenderingTests.channel("pub", ageMs: 900)))
+        #expect(shown(RenderingTests.channel("pub", ageMs: 10)) != shown(RenderingTests.channel("pub", opens: 2, ageMs: 900)))
     }
 
     @Test func colourOnlyWhenEnabled() throws {
@@ -63,8 +76,8 @@ import Testing
     }
 
     @Test func describeShowsEveryMemberAndHistory() throws {
-        let keep = try JSONValue.parse(RenderingTests.keep)
-        let channel = try #require(keep["channels"]?.elements?.first)
+        let keep = try document(KeepDocument.self, RenderingTests.keep)
+        let channel = try #require(keep.channels.first)
         #expect(DescribeCommand.render(channel, node: "n1") == """
             Channel:       follow[prices]
             Node:          n1
@@ -90,28 +103,32 @@ import Testing
               1.300s  dropped    reason=hwm
 
             """)
-        let empty = try #require(keep["channels"]?.elements?.last)
+        let empty = try #require(keep.channels.last)
         #expect(DescribeCommand.render(empty, node: "n1").hasSuffix("Dropped:       0\nHistory: (none)\n"))
     }
 
     @Test func stateSections() throws {
-        let state = try JSONValue.parse("""
-            {"id": "n1",
-             "settings": {"feedIntervalMs": 100, "followSettleMs": 50, "heartbeatIntervalMs": 500,
-                          "limits": {"maxNameBytes": 256, "maxValueBytes": 16384}},
-             "feeds": {"eu.prices": {"value": "42"}},
-             "follows": {"prices": {"topic": "eu.prices", "from": null, "lastValue": "42", "lastSender": "n2",
-                                    "count": 3, "gaps": 0, "duplicates": 2, "reordered": 1}},
-             "peers": {"n2": {"endpoint": "tcp://127.0.0.1:7102", "status": "alive", "lastSeenMs": 5012,
-                              "lastHeartbeat": 10, "gaps": 0, "restarts": 1},
-                       "n3": {"endpoint": "tcp://127.0.0.1:7103", "status": "unknown", "lastSeenMs": null,
-                              "lastHeartbeat": null, "gaps": 0}},
-             "nowMs": 5100}
-            """)
+        var state = NodeState(id: "n1", settings: NodeSettings(limits: NodeLimits(maxNameBytes: 256, maxValueBytes: 16384)))
+        state.nowMs = 5100
+        state.feeds["eu.prices"] = Feed(value: "42")
+        var follow = Follow(topic: "eu.prices")
+        follow.lastValue = "42"
+        follow.lastSender = "n2"
+        follow.count = 3
+        follow.duplicates = 2
+        follow.reordered = 1
+        state.follows["prices"] = follow
+        var n2 = Peer(endpoint: "tcp://127.0.0.1:7102")
+        n2.status = .alive
+        n2.lastSeenMs = 5012
+        n2.lastHeartbeat = 10
+        n2.restarts = 1
+        state.peers["n2"] = n2
+        state.peers["n3"] = Peer(endpoint: "tcp://127.0.0.1:7103")
         #expect(StateCommand.render(state) == """
             NODE      n1  (up 5.1s)
             SETTINGS  feedIntervalMs=100 followSettleMs=50 heartbeatIntervalMs=500
-            LIMITS    maxNameBytes=256 maxValueBytes=16384
+            LIMITS    maxFeeds=10000 maxFollows=200000 maxNameBytes=256 maxPeers=1000 maxReplyBytes=67108864 maxRequestBytes=1048576 maxStreamsPerFollow=1024 maxValueBytes=16384 queueMessages=10000 snapshotMessagesPerSecond=20000
 
             FEEDS
             TOPIC      VALUE
@@ -124,14 +141,12 @@ import Testing
             PEERS
             ID  ENDPOINT              STATUS   LAST SEEN  HEARTBEAT  GAPS  RESTARTS
             n2  tcp://127.0.0.1:7102  alive     88ms ago         10     0         1
-            n3  tcp://127.0.0.1:7103  unknown      never          -     0         -
+            n3  tcp://127.0.0.1:7103  unknown      never          -     0         0
 
             """)
-        let empty = try JSONValue.parse(#"{"id": "n9", "settings": {}, "feeds": {}, "follows": {}, "peers": {}, "nowMs": 10}"#)
-        #expect(StateCommand.render(empty) == """
-            NODE      n9  (up 10ms)
-            SETTINGS  -
-
+        var empty = NodeState(id: "n9")
+        empty.nowMs = 10
+        #expect(StateCommand.render(empty).hasSuffix("""
             FEEDS
             (none)
 
@@ -141,24 +156,51 @@ import Testing
             PEERS
             (none)
 
-            """)
+            """))
+        #expect(StateCommand.render(empty).hasPrefix("NODE      n9  (up 10ms)\nSETTINGS  feedIntervalMs=100 "))
     }
 
-    @Test func metricsFlattenInDocumentOrder() throws {
-        let metrics = try JSONValue.parse("""
-            {"uptimeMs": 5100, "reconcile": {"cycles": 40, "lastMs": 0.04},
+    /// Every leaf, by its dotted path, keys sorted as the document has them.
+    @Test func metricsFlattenEveryLeaf() throws {
+        let metrics = try document(JSONValue.self, """
+            {"uptimeMs": 5100, "reconcile": {"cycles": 40, "lastMs": 0.04, "histogram": [[32768, 12], [40960, 25]]},
              "mailbox": {"depth": 0, "maxDepth": 14}, "process": {"rssBytes": 15728640}}
             """)
         #expect(MetricsCommand.table(metrics).render() == """
-            METRIC               VALUE
-            uptimeMs              5100
-            reconcile.cycles        40
-            reconcile.lastMs      0.04
-            mailbox.depth            0
-            mailbox.maxDepth        14
-            process.rssBytes  15728640
+            METRIC                                 VALUE
+            mailbox.depth                              0
+            mailbox.maxDepth                          14
+            process.rssBytes                    15728640
+            reconcile.cycles                          40
+            reconcile.histogram  [[32768,12],[40960,25]]
+            reconcile.lastMs                        0.04
+            uptimeMs                                5100
 
             """)
+        let full = MetricsCommand.table(RenderingTests.metrics(live: 7)).render()
+        #expect(full.contains("\nchannels.live                      7\n"), "\(full)")
+    }
+
+    /// A metrics document with every counter 0 but the live channels.
+    static func metrics(live: Int) -> MetricsDocument {
+        MetricsDocument(
+            uptimeMs: 0,
+            reconcile: .init(cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0, histogram: []),
+            channels: .init(opens: live, cancels: 0, recreates: 0, live: live),
+            messages: .init(published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
+                            reordered: 0, restarts: 0, evicted: 0),
+            snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
+            mailbox: .init(depth: 0, maxDepth: 0), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: 0))
+    }
+
+    /// A state in which this node sees its peers with these statuses.
+    static func state(_ id: String, seeing peers: [String: Peer.Status]) -> NodeState {
+        var state = NodeState(id: id)
+        for (peer, status) in peers {
+            state.peers[peer] = Peer(endpoint: "e")
+            state.peers[peer]?.status = status
+        }
+        return state
     }
 
     @Test func nodesTableShowsHowPeersSeeEachNode() throws {
@@ -167,14 +209,12 @@ import Testing
         let n3 = NodeAddress(id: "n3", control: "tcp://127.0.0.1:7203")
         let reports = [
             NodesCommand.Report(
-                node: n1, ping: .success(try JSONValue.parse(#"{"node": "n1", "uptimeMs": 65000, "pub": "tcp://127.0.0.1:7101"}"#)),
-                state: try JSONValue.parse(#"{"peers": {"n2": {"status": "alive"}, "n3": {"status": "gone"}}}"#),
-                metrics: try JSONValue.parse(#"{"channels": {"live": 7}}"#)),
+                node: n1, ping: .success(PingDocument(node: "n1", uptimeMs: 65000, pub: "tcp://127.0.0.1:7101", control: "c", pid: 1)),
+                state: RenderingTests.state("n1", seeing: ["n2": .alive, "n3": .gone]), metrics: RenderingTests.metrics(live: 7)),
             NodesCommand.Report(
-                node: n2, ping: .success(try JSONValue.parse(#"{"node": "n2", "uptimeMs": 900, "pub": "tcp://127.0.0.1:7102"}"#)),
-                state: try JSONValue.parse(#"{"peers": {"n1": {"status": "alive"}, "n3": {"status": "suspect"}}}"#),
-                metrics: try JSONValue.parse(#"{"channels": {"live": 12}}"#)),
-            NodesCommand.Report(node: n3, ping: .failure(ControlError(node: n3, kind: .unreachable(timeout: .seconds(2))))),
+                node: n2, ping: .success(PingDocument(node: "n2", uptimeMs: 900, pub: "tcp://127.0.0.1:7102", control: "c", pid: 1)),
+                state: RenderingTests.state("n2", seeing: ["n1": .alive, "n3": .suspect]), metrics: RenderingTests.metrics(live: 12)),
+            NodesCommand.Report(node: n3, ping: .failure(NodeRequestError(node: n3, kind: .unreachable(timeout: .seconds(2))))),
         ]
         #expect(NodesCommand.table(reports).render() == """
             ID  CONTROL               PUB                   REACHABLE  STATUS            CHANNELS  UPTIME
@@ -183,33 +223,38 @@ import Testing
             n3  tcp://127.0.0.1:7203  -                     no         suspect:1,gone:1         -       -
 
             """)
-        let documents = NodesCommand.documents(reports).map(\.compactText)
+        let documents = NodesCommand.documents(reports).map(\.text)
         #expect(documents[2] == #"{"id":"n3","control":"tcp://127.0.0.1:7203","pub":null,"reachable":false,"seenBy":{"n1":"gone","n2":"suspect"},"liveChannels":null,"ping":null,"error":"node n3 at tcp://127.0.0.1:7203 did not answer within 2s — is it running?"}"#)
     }
 
     @Test func controlErrorMessagesSayWhatToDo() {
         let node = NodeAddress(id: "n2", control: "tcp://127.0.0.1:7202")
-        #expect(ControlError(node: node, kind: .unreachable(timeout: .seconds(2))).description
+        #expect(NodeRequestError(node: node, kind: .unreachable(timeout: .seconds(2))).description
             == "node n2 at tcp://127.0.0.1:7202 did not answer within 2s — is it running? Try 'rexctl nodes'.")
-        #expect(ControlError(node: node, kind: .errorReply(code: "badAction", message: "action 'set': field 'topic' must be a string")).description
+        #expect(NodeRequestError(node: node, kind: .refused(ControlError(.badAction, "action 'set': field 'topic' must be a string"))).description
             == "node n2 answered with an error: badAction: action 'set': field 'topic' must be a string")
     }
 }
 
-@Suite struct JSONValueTests {
-    @Test func roundTripKeepsOrderAndNumberText() throws {
-        let text = #"{"z":1,"a":[true,false,null,0.04,-1.5e3],"m":{"k":"v \"q\" \\ \n \u0001 é 😀"}}"#
-        let value = try JSONValue.parse(text)
-        #expect(value.compactText == #"{"z":1,"a":[true,false,null,0.04,-1.5e3],"m":{"k":"v \"q\" \\ \n \u0001 é 😀"}}"#)
-        #expect(value["m"]?["k"]?.stringValue == "v \"q\" \\ \n \u{01} é 😀")
-        #expect(try JSONValue.parse(#" "\ud83d\ude00\/" "#) == .string("😀/"))
-        #expect(try JSONValue.parse("[]") == .array([]))
-        #expect(value["a"]?.elements?[3].doubleValue == 0.04)
-        #expect(try JSONValue.parse("4.0").intValue == 4)
+/// `-o json` lines: the codec's JSON, slashes plain, DEL/C1/bidi controls escaped; rexctl's
+/// own documents in the order their members were added.
+@Suite struct JSONOutputTests {
+    @Test func terminalJSONKeepsTheValueAndDropsNothing() throws {
+        let text = #"{"a":"tcp:\/\/h:1 \\\/ \"q\" \u001b\n é 😀 \#u{7f}\#u{9b}\#u{202e}","b":[1,0.04,null,true]}"#
+        let line = TerminalJSON.text(Array(text.utf8))
+        #expect(line == #"{"a":"tcp://h:1 \\/ \"q\" \u001b\n é 😀 \u007f\u009b\u202e","b":[1,0.04,null,true]}"#)
+        #expect(try document(JSONValue.self, line) == document(JSONValue.self, text))
     }
 
-    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "tru", "\"\\x\"", "\"a", "{} {}", "[1 2]", "\"\u{01}\""])
-    func rejectsMalformed(text: String) {
-        #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+    @Test func orderedDocumentsKeepTheirOrder() {
+        var inner = OrderedJSON()
+        inner.append("z", 1)
+        inner.append("a", "x/y")
+        var outer = OrderedJSON()
+        outer.append("id", "n1")
+        outer.append("inner", inner)
+        outer.append("list", .array([.number("1.500"), .null]))
+        outer.append("missing", nil as Int?)
+        #expect(outer.text == #"{"id":"n1","inner":{"z":1,"a":"x/y"},"list":[1.500,null],"missing":null}"#)
     }
 }

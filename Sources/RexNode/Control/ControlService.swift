@@ -1,13 +1,15 @@
-import RexControl
 import Foundation
+import RexControl
 import SwiftRex
 import ZMQ
 
-/// The node's control endpoint: a ROUTER socket on the reactor thread answering JSON requests.
+/// The node's control endpoint: a ROUTER socket on the reactor thread answering the control
+/// protocol (docs/protocol.md) with the typed documents of RexControl.
 ///
 /// Every request gets exactly one reply, echoing the frames before the payload (the ROUTER
 /// identity, and the empty delimiter of a REQ client). A malformed request gets an error reply
-/// and changes nothing.
+/// and changes nothing. Nothing here blocks the reactor for long: `state`, `keep` and `metrics`
+/// are built and encoded on the cooperative pool and only sent from the reactor.
 final class ControlService {
     private let socket: ZMQSocket
     private let reactor: Reactor
@@ -18,6 +20,8 @@ final class ControlService {
     private let log: NodeLogger
     private let limits: NodeLimits
     private var bound: ReactorBound<ControlService>?
+    /// The open watches (set up by `start()`).
+    private(set) var watchers: ControlWatchers?
     var acceptingDispatch = true
 
     struct NodeInfo: Sendable {
@@ -26,7 +30,7 @@ final class ControlService {
         let control: String
         let startedAt: ContinuousClock.Instant
 
-        var uptimeMs: Int { ControlJSON.wholeMilliseconds(ContinuousClock.now - startedAt) }
+        var uptimeMs: Int { (ContinuousClock.now - startedAt).wholeMilliseconds }
     }
 
     init(
@@ -43,11 +47,25 @@ final class ControlService {
     }
 
     func start() {
-        bound = ReactorBound(self, on: reactor)
+        let bound = ReactorBound(self, on: reactor)
+        self.bound = bound
+        // Mandatory routing: a send to a client that is gone fails instead of vanishing, and a
+        // client whose queue is full is refused at once, so a watch can be dropped for it.
+        do {
+            try socket.setOption(.routerMandatory, true)
+        } catch {
+            log.warning("control_option_failed", ["option": "routerMandatory", "error": "\(error)"])
+        }
+        let node = self.node
+        watchers = ControlWatchers(
+            store: store, bound: bound, uptimeMs: { node.uptimeMs }, maxReplyBytes: limits.maxReplyBytes, log: log
+        ) { [unowned self] envelope, payload in send(envelope, payload) }
         reader = reactor.addReader(socket) { [unowned self] in drain() }
     }
 
     func close() {
+        watchers?.close()
+        watchers = nil
         if let reader { reactor.removeReader(reader) }
         reader = nil
         bound = nil
@@ -75,94 +93,69 @@ final class ControlService {
     private func handle(_ frames: [[UInt8]]) {
         let envelope = Array(frames.dropLast())
         let payload = frames.last ?? []
-        var requestID: Any = NSNull()
+        guard frames.count <= Self.maxFrames else {
+            // The receive stopped keeping frames past the limit: the envelope cannot be
+            // trusted to route a reply, so the request is dropped (and logged).
+            log.warning("control_request_refused", ["code": "badRequest", "message": "more than \(Self.maxFrames) frames"])
+            return
+        }
+        guard payload.count <= limits.maxRequestBytes else {
+            refuse(envelope, id: .null, ControlError(.tooLarge, "the request has \(payload.count) bytes; "
+                + "this node accepts at most \(limits.maxRequestBytes) (--max-request-bytes)"))
+            return
+        }
+        let (id, request) = ControlRequest<OperatorAction>.read(payload)
         do throws(ControlError) {
-            guard frames.count <= Self.maxFrames else {
-                // The frames past the limit were never kept: an envelope of this length cannot be
-                // trusted to route a reply, so the request is dropped (and logged).
-                log.warning("control_request_refused", ["code": "badRequest", "message": "more than \(Self.maxFrames) frames"])
-                return
-            }
-            guard payload.count <= limits.maxRequestBytes else {
-                throw ControlError(.tooLarge, "the request has \(payload.count) bytes; this node accepts at most \(limits.maxRequestBytes) (--max-request-bytes)")
-            }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(payload)),
-                  let request = object as? [String: Any] else {
-                throw ControlError(.badRequest, "the request is not a JSON object")
-            }
-            if let id = request["id"] { requestID = id }
-            guard let version = ControlJSON.integer(request["v"]) else {
-                throw ControlError(.badRequest, "missing field 'v' (protocol version: the integer 1)")
-            }
-            guard version == 1 else { throw ControlError(.badVersion, "protocol version \(version) is not supported (this node speaks 1)") }
-            guard let op = request["op"] as? String else { throw ControlError(.badRequest, "missing field 'op' (string)") }
-            try perform(op, request, envelope: envelope, requestID: requestID)
+            try perform(try request.get(), envelope: envelope, id: id)
         } catch {
-            log.warning("control_request_refused", ["code": error.code.rawValue, "message": error.message])
-            reply(envelope, ["v": 1, "id": requestID, "ok": false, "error": ["code": error.code.rawValue, "message": error.message]])
+            refuse(envelope, id: id, error)
         }
     }
 
-    private func perform(_ op: String, _ request: [String: Any], envelope: [[UInt8]], requestID: Any) throws(ControlError) {
-        switch op {
-        case "ping":
-            succeed(envelope, requestID, [
-                "node": node.id, "uptimeMs": node.uptimeMs, "pub": node.pub, "control": node.control,
-                "pid": Int(ProcessInfo.processInfo.processIdentifier),
-            ])
-        case "dispatch":
+    private func perform(_ request: ControlRequest<OperatorAction>, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
+        switch request.operation {
+        case .ping:
+            reply(envelope, ControlReply(id: id, .success(PingDocument(
+                node: node.id, uptimeMs: node.uptimeMs, pub: node.pub, control: node.control,
+                pid: Int(ProcessInfo.processInfo.processIdentifier)))))
+        case .dispatch:
             guard acceptingDispatch else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
-            let action = try OperatorAction.parse(request["action"], limits: limits)
+            guard let operatorAction = request.action else {
+                throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'")
+            }
+            let action = try NodeAction(operatorAction, within: limits)
             try checkRoom(for: action)
             store.dispatch(action)
             log.debug("dispatched", ["action": "\(action)"])
-            succeed(envelope, requestID, ["accepted": true, "action": OperatorAction.json(action)])
-        case "state":
-            // A copy of the state is one retain; encoding it (100k follows: hundreds of ms) runs
-            // off the reactor.
+            reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: operatorAction))))
+        case .state:
+            // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)
+            // happens off the reactor.
             let state = store.state
-            respondLater(envelope, requestID) { _ in ControlJSON.state(state) }
-        case "keep":
+            respondLater(envelope, id) { _ in state }
+        case .keep:
             let nowMs = node.uptimeMs
-            respondLater(envelope, requestID) { store in ControlJSON.keep(await store.keep(), nowMs: nowMs) }
-        case "metrics":
+            respondLater(envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
+        case .metrics:
             let io = self.io.flushAndCount()
             let state = store.state
-            let (depth, maxDepth) = store.mailboxDepth
-            let uptime = node.uptimeMs
-            respondLater(envelope, requestID) { store in
-                let counters = await store.keep().counters
-                return [
-                    "uptimeMs": uptime,
-                    "reconcile": [
-                        "cycles": counters.cycles, "changedCycles": counters.changedCycles,
-                        "lastMs": ControlJSON.milliseconds(counters.lastDuration),
-                        "maxMs": ControlJSON.milliseconds(counters.maxDuration),
-                        "buildMs": ControlJSON.milliseconds(counters.totalBuildDuration),
-                        "diffMs": ControlJSON.milliseconds(counters.totalDiffDuration),
-                        "p50Ms": ControlJSON.milliseconds(counters.cycleDurations.percentile(0.5)),
-                        "p99Ms": ControlJSON.milliseconds(counters.cycleDurations.percentile(0.99)),
-                        "histogram": counters.cycleDurations.buckets.map { [Int($0.upperEdgeNanoseconds), $0.count] },
-                    ],
-                    "channels": ["opens": counters.opens, "cancels": counters.cancels, "recreates": counters.recreates, "live": counters.liveChannels],
-                    "messages": [
-                        "published": io.published, "received": io.received, "malformed": io.malformed,
-                        "oversized": io.oversized, "hwmDrops": io.hwmDrops,
-                        "gaps": state.follows.values.saturatingSum(\.gaps),
-                        "duplicates": state.follows.values.saturatingSum(\.duplicates),
-                        "reordered": state.follows.values.saturatingSum(\.reordered),
-                        "restarts": state.follows.values.saturatingSum(\.restarts),
-                        "evicted": state.follows.values.saturatingSum(\.evicted),
-                    ],
-                    "snapshots": ["served": io.snapshotsServed, "refused": io.snapshotsRefused],
-                    "limits": ["refusedActions": state.refused, "subscriptionsUntracked": io.subscriptionsUntracked],
-                    "mailbox": ["depth": depth, "maxDepth": maxDepth],
-                    "sockets": ["open": io.socketsOpen, "created": io.socketsCreated],
-                    "process": ["rssBytes": ProcessStats.residentBytes, "fds": ProcessStats.openFileDescriptors],
-                ]
+            let mailbox = store.mailboxDepth
+            let uptimeMs = node.uptimeMs
+            respondLater(envelope, id) { store in
+                MetricsDocument(
+                    uptimeMs: uptimeMs, reconcile: await store.keep().counters, io: io, state: state,
+                    mailbox: (mailbox.current, mailbox.max), process: .current)
             }
-        default:
-            throw ControlError(.unknownOp, "unknown op '\(op)' (expected ping, dispatch, state, keep, metrics)")
+        case .watch:
+            guard let watchers else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
+            try watchers.watch(envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,
+                               leaseMs: request.leaseMs ?? WatchPolicy.defaultLeaseMs)
+        case .renew:
+            let renewed = watchers?.renew(envelope: envelope, id: request.watch) ?? RenewDocument(renewed: 0)
+            reply(envelope, ControlReply(id: id, .success(renewed)))
+        case .unwatch:
+            let ended = watchers?.unwatch(envelope: envelope, id: request.watch) ?? UnwatchDocument(unwatched: 0)
+            reply(envelope, ControlReply(id: id, .success(ended)))
         }
     }
 
@@ -181,57 +174,57 @@ final class ControlService {
         }
     }
 
-    private func succeed(_ envelope: [[UInt8]], _ requestID: Any, _ result: Any) {
-        reply(envelope, ["v": 1, "id": requestID, "ok": true, "result": result])
-    }
-
-    /// Builds the result off the reactor (it awaits the store), then replies on the reactor.
-    private func respondLater(
-        _ envelope: [[UInt8]], _ requestID: Any,
-        _ build: @escaping @Sendable (Store<NodeAction, NodeState, NodeEnvironment>) async -> Any
+    /// Builds the result off the reactor (it may await the store), encodes the whole reply
+    /// there too, then sends it from the reactor — or `tooLarge` if it is over the limit.
+    private func respondLater<Payload: Encodable & Sendable>(
+        _ envelope: [[UInt8]], _ id: JSONValue,
+        _ build: @escaping @Sendable (Store<NodeAction, NodeState, NodeEnvironment>) async -> Payload
     ) {
         guard let bound else { return }
         let store = self.store
-        let id = ControlJSON.data(["id": requestID])
         let maxReply = limits.maxReplyBytes
         Task {
-            let result = ControlJSON.data(["result": await build(store)])
+            let payload = await build(store)
+            let reply = Result { try ControlCodec.encode(ControlReply(id: id, .success(payload))) }
             bound.reactor.execute {
-                guard result.count <= maxReply else {
-                    let message = "the reply would have \(result.count) bytes; this node sends at most \(maxReply) (--max-reply-bytes)"
-                    bound.value.replyErrorRaw(envelope, id: id, ControlError(.tooLarge, message))
-                    return
+                switch reply {
+                case .success(let bytes) where bytes.count <= maxReply:
+                    bound.value.send(envelope, bytes)
+                case .success(let bytes):
+                    bound.value.refuse(envelope, id: id, ControlError(.tooLarge, "the reply would have \(bytes.count) bytes; "
+                        + "this node sends at most \(maxReply) (--max-reply-bytes)"))
+                case .failure(let error):
+                    bound.value.refuse(envelope, id: id, ControlError(.badRequest, "the reply cannot be encoded: \(error)"))
                 }
-                bound.value.replyRaw(envelope, id: id, result: result)
             }
         }
     }
 
-    /// Splices pre-serialized `{"id":…}` and `{"result":…}` documents into one reply.
-    private func replyRaw(_ envelope: [[UInt8]], id: [UInt8], result: [UInt8]) {
-        // {"id":X} + {"result":Y} → {"id":X,"ok":true,"result":Y,"v":1}
-        let document = Array(id.dropLast()) + Array(",\"ok\":true,".utf8) + Array(result.dropFirst().dropLast()) + Array(",\"v\":1}".utf8)
-        send(envelope, document)
-    }
-
-    /// An error reply with a pre-serialized `{"id":…}`, as `replyRaw`.
-    private func replyErrorRaw(_ envelope: [[UInt8]], id: [UInt8], _ error: ControlError) {
+    /// An error reply (logged: a refusal is worth a line).
+    private func refuse(_ envelope: [[UInt8]], id: JSONValue, _ error: ControlError) {
         log.warning("control_request_refused", ["code": error.code.rawValue, "message": error.message])
-        let body = ControlJSON.data(["code": error.code.rawValue, "message": error.message])
-        let document = Array(id.dropLast()) + Array(",\"error\":".utf8) + body + Array(",\"ok\":false,\"v\":1}".utf8)
-        send(envelope, document)
+        reply(envelope, ControlReply<JSONValue>.refusing(id: id, error))
     }
 
-    private func reply(_ envelope: [[UInt8]], _ document: [String: Any]) {
-        send(envelope, ControlJSON.data(document))
-    }
-
-    private func send(_ envelope: [[UInt8]], _ payload: [UInt8]) {
-        guard !socket.isClosed else { return }
+    private func reply<Payload>(_ envelope: [[UInt8]], _ reply: ControlReply<Payload>) {
         do {
-            _ = try socket.sendMultipart(envelope + [payload], flags: [.dontWait])
+            send(envelope, try ControlCodec.encode(reply))
         } catch {
-            log.warning("control_reply_failed", ["error": "\(error)"])
+            log.error("control_reply_unencodable", ["error": "\(error)"])
+        }
+    }
+
+    /// Sends one reply without blocking; false when it was not queued (the client is gone, or
+    /// its queue is full).
+    @discardableResult
+    private func send(_ envelope: [[UInt8]], _ payload: [UInt8]) -> Bool {
+        guard !socket.isClosed else { return false }
+        do {
+            return try socket.sendMultipart(envelope + [payload], flags: [.dontWait])
+        } catch {
+            // Mostly EHOSTUNREACH: the client left before its answer was ready.
+            log.debug("control_reply_failed", ["error": "\(error)"])
+            return false
         }
     }
 }

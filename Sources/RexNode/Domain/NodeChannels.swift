@@ -48,27 +48,30 @@ enum NodeChannels {
     }
 
     /// The heartbeat: a `tick` now and then every interval on the store's clock; each tick
-    /// re-evaluates peer status and publishes `$hb.<id>` (see `NodeFeature`). A new interval
-    /// recreates it.
+    /// re-evaluates peer status and publishes `$hb.<id>` (see `NodeFeature`). Permanent: the
+    /// interval is a setting, fixed for the node's life.
     static func heartbeat(interval: Duration, _ env: NodeEnvironment) -> Channel<NodeAction> {
-        Channel(id: NodeFeature.heartbeatID, lifetime: .ephemeral(resetKey: interval)) { dispatch in
+        Channel(id: NodeFeature.heartbeatID) { dispatch in
+            // The first tick as the channel opens (on the store's executor, so it is queued before
+            // anything that follows), the others from a task sleeping on the clock.
+            dispatch(.tick(nowMs: env.nowMs))
             let task = Task { await tick(every: interval, on: env.clock, env, dispatch) }
             return .cancelOnly { task.cancel() }
         }
     }
 
-    /// Ticks at fixed deadlines from now (a late wake-up does not shift the later ones; missed
-    /// deadlines are skipped, not burst).
+    /// Ticks at fixed deadlines one interval apart, the first one interval from now (a late
+    /// wake-up does not shift the later ones; missed deadlines are skipped, not burst).
     private static func tick<C: Clock<Duration>>(
         every interval: Duration, on clock: C, _ env: NodeEnvironment, _ dispatch: @escaping @Sendable (NodeAction) -> Void
     ) async {
         var deadline = clock.now
         while !Task.isCancelled {
-            dispatch(.tick(nowMs: env.nowMs))
             deadline = deadline.advanced(by: interval)
             let now = clock.now
             if deadline < now { deadline = now.advanced(by: interval) }
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+            dispatch(.tick(nowMs: env.nowMs))
         }
     }
 

@@ -70,42 +70,13 @@ public struct NodeConfiguration: Sendable, Equatable {
     }
 }
 
-/// The nodes of a cluster, as `deploy/` writes them and `rexctl` reads them.
-public struct ClusterFile: Codable, Sendable, Equatable {
-    public struct Entry: Codable, Sendable, Equatable {
-        public var id: String
-        public var pub: String
-        public var control: String
-
-        public init(id: String, pub: String, control: String) {
-            self.id = id
-            self.pub = pub
-            self.control = control
-        }
-    }
-
-    public var nodes: [Entry]
-
-    public init(nodes: [Entry]) { self.nodes = nodes }
-
-    /// The largest cluster file read (a few hundred bytes per node).
-    static let maxFileBytes = 4 << 20
-
-    /// Reads a cluster file.
+extension ClusterFile {
+    /// Reads the cluster file a node starts from (see `ClusterFile.read(path:)`).
     public static func load(_ path: String) throws(NodeError) -> ClusterFile {
-        let data: Data
         do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
+            return try read(path: path)
         } catch {
-            throw NodeError(.invalidConfiguration, "cannot read cluster file \(path): \(error.localizedDescription)")
-        }
-        guard data.count <= maxFileBytes else {
-            throw NodeError(.invalidConfiguration, "cluster file \(path) is larger than \(maxFileBytes) bytes")
-        }
-        do { return try JSONDecoder().decode(ClusterFile.self, from: data) } catch {
-            throw NodeError(.invalidConfiguration, "cluster file \(path) is not valid: expected {\"nodes\": [{\"id\", \"pub\", \"control\"}, …]} (\(error))")
+            throw NodeError(.invalidConfiguration, "cannot use cluster file \(path): \(error.message)")
         }
     }
 
@@ -114,9 +85,13 @@ public struct ClusterFile: Codable, Sendable, Equatable {
         guard let me = nodes.first(where: { $0.id == id }) else {
             throw NodeError(.invalidConfiguration, "node '\(id)' is not in the cluster file (it has: \(nodes.map(\.id).joined(separator: ", ")))")
         }
+        // A node binds its own publisher and connects to every other one: all need a "pub".
+        if let missing = nodes.first(where: { $0.pub == nil }) {
+            throw NodeError(.invalidConfiguration, "node '\(missing.id)' in the cluster file has no \"pub\" endpoint")
+        }
         var peers: [String: String] = [:]
         for node in nodes where node.id != id { peers[node.id] = node.pub }
-        return NodeConfiguration(id: id, pubEndpoint: me.pub, controlEndpoint: me.control, peers: peers)
+        return NodeConfiguration(id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, peers: peers)
     }
 }
 

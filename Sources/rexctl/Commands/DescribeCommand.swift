@@ -1,3 +1,5 @@
+import RexControl
+
 /// `rexctl describe NODE CHANNEL`: one channel of the keep set in full, with its history.
 struct DescribeCommand: RexCtlCommand {
     static let spec = CommandSpec(
@@ -24,10 +26,9 @@ struct DescribeCommand: RexCtlCommand {
 
     func run(_ context: CommandContext) throws -> ExitCode {
         let node = try context.node(nodeID)
-        let keep = try context.request(node, .keep)
-        let channels = keep["channels"]?.elements ?? []
-        guard let channel = channels.first(where: { $0["id"]?.stringValue == channelID }) else {
-            let ids = channels.compactMap { $0["id"]?.stringValue }
+        let keep = try context.request(node, .keep, KeepDocument.self)
+        guard let channel = keep.channels.first(where: { $0.id == channelID }) else {
+            let ids = keep.channels.map(\.id)
             throw CommandFailure(.failure, "channel '\(channelID)' is not in \(node.id)'s keep set"
                 + " — it has: \(ids.isEmpty ? "no channels" : ids.joined(separator: ", ")) (see 'rexctl keep \(node.id)')")
         }
@@ -38,39 +39,31 @@ struct DescribeCommand: RexCtlCommand {
         return .success
     }
 
-    /// Labels for the members an operator knows; others are shown under their own names.
-    static let labels: [(key: String, label: String)] = [
-        ("lifetime", "Lifetime"), ("resetKey", "Reset key"), ("settleMs", "Settle"),
-        ("broadcasting", "Broadcasting"), ("delivery", "Delivery"), ("status", "Status"),
-        ("supervised", "Supervised"), ("sinceMs", "Since"), ("ageMs", "Age"), ("opens", "Opens"),
-        ("recreates", "Recreates"), ("deliveries", "Delivered"), ("drops", "Dropped"),
-    ]
-
     /// The channel as label/value lines, then its history as a table (both escape what the node sent).
-    static func render(_ channel: JSONValue, node: String, style: Style = Style(isEnabled: false)) -> String {
+    static func render(_ channel: KeepDocument.Channel, node: String, style: Style = Style(isEnabled: false)) -> String {
         var fields = FieldList(labelSuffix: ":")
-        fields.append("Channel", Formatting.cell(channel["id"]))
+        fields.append("Channel", channel.id)
         fields.append("Node", node)
-        for (key, label) in labels {
-            guard let value = channel[key] else { continue }
-            switch key {
-            case "settleMs", "ageMs": fields.append(label, Formatting.milliseconds(value))
-            case "sinceMs": fields.append(label, Formatting.preciseSeconds(value))
-            case "status": fields.append(label, Formatting.cell(value), isStatus: true)
-            default: fields.append(label, Formatting.cell(value))
-            }
-        }
-        let known = Set(labels.map(\.key) + ["id", "history"])
-        for member in channel.members ?? [] where !known.contains(member.key) {
-            fields.append(member.key, Formatting.cell(member.value))
-        }
+        fields.append("Lifetime", channel.lifetime.rawValue)
+        fields.append("Reset key", Formatting.cell(channel.resetKey))
+        fields.append("Settle", Formatting.milliseconds(channel.settleMs))
+        fields.append("Broadcasting", channel.broadcasting)
+        fields.append("Delivery", channel.delivery)
+        fields.append("Status", channel.status.rawValue, isStatus: true)
+        fields.append("Supervised", channel.supervised ? "true" : "false")
+        fields.append("Since", Formatting.preciseSeconds(channel.sinceMs))
+        fields.append("Age", Formatting.milliseconds(channel.ageMs))
+        fields.append("Opens", Formatting.cell(channel.opens))
+        fields.append("Recreates", Formatting.cell(channel.recreates))
+        fields.append("Delivered", Formatting.cell(channel.deliveries))
+        fields.append("Dropped", Formatting.cell(channel.drops))
         var text = fields.render(style: style)
-        let history = channel["history"]?.elements ?? []
-        text += "History:" + (history.isEmpty ? " (none)" : "") + "\n"
-        if !history.isEmpty {
+        text += "History:" + (channel.history.isEmpty ? " (none)" : "") + "\n"
+        if !channel.history.isEmpty {
             var table = Table(columns: [.init("AT", alignment: .right), .init("EVENT"), .init("DETAIL")])
-            for entry in history {
-                table.append([Formatting.preciseSeconds(entry["atMs"]), Formatting.cell(entry["event"]), detail(entry)])
+            for event in channel.history {
+                let (name, detail) = describe(event.kind)
+                table.append([Formatting.preciseSeconds(event.atMs), name, detail])
             }
             for line in table.render(style: style).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
                 text += "  " + line + "\n"
@@ -79,14 +72,15 @@ struct DescribeCommand: RexCtlCommand {
         return text
     }
 
-    /// The words after a history event: why it was recreated, dropped or cancelled.
-    static func detail(_ entry: JSONValue) -> String {
-        switch entry["event"]?.stringValue {
-        case "recreated":
-            return "reset key changed from \(Formatting.cell(entry["from"])) to \(Formatting.cell(entry["to"]))"
-        default:
-            let extras = (entry.members ?? []).filter { $0.key != "atMs" && $0.key != "event" }
-            return extras.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " ")
+    /// An event's name, and the words after it: why it was recreated, dropped or cancelled.
+    static func describe(_ kind: ChannelEvent.Kind) -> (name: String, detail: String) {
+        switch kind {
+        case .opened: ("opened", "")
+        case .settling: ("settling", "")
+        case .recreated(let from, let to):
+            ("recreated", "reset key changed from \(Formatting.cell(from)) to \(Formatting.cell(to))")
+        case .dropped(let reason): ("dropped", "reason=\(reason)")
+        case .cancelled(let reason): ("cancelled", "reason=\(reason)")
         }
     }
 }

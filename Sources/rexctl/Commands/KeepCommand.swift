@@ -1,3 +1,5 @@
+import RexControl
+
 /// `rexctl keep NODE | --all`: the engine's keep set as a table.
 struct KeepCommand: RexCtlCommand {
     static let spec = CommandSpec(
@@ -6,9 +8,9 @@ struct KeepCommand: RexCtlCommand {
         discussion: """
             Columns: ID, LIFETIME (permanent, or ephemeral with its reset key), SETTLE, DELIVERY,
             STATE (live or settling), AGE, OPENS, RECREATES, DELIVERED, DROPPED. With --all a
-            NODE column comes first. With --watch the table is redrawn whenever it changes
-            (AGE aside) until --timeout, if given, or Ctrl-C; -o json then prints each new
-            keep set as one document.
+            NODE column comes first. With --watch the nodes push every change (a watch, no
+            polling) and the table is redrawn whenever it changes (AGE aside) until --timeout,
+            if given, or Ctrl-C; -o json then prints each new keep set as one document.
             """,
         arguments: [
             ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node).", isOptional: true),
@@ -37,28 +39,19 @@ struct KeepCommand: RexCtlCommand {
     func run(_ context: CommandContext) throws -> ExitCode {
         let nodes = all ? try context.clusterNodes().nodes : [try context.node(nodeID!)]
         if watch { return try runWatch(nodes, context: context) }
-        let results = try fetch(nodes, context: context, timeout: context.globals.requestTimeout)
-        let failures = show(results, context: context)
+        let clients = try nodes.map { try context.client(for: $0) }
+        let results = NodeClient.gather(clients, .keep, KeepDocument.self, timeout: context.globals.requestTimeout)
+        let failures = show(Array(zip(nodes, results)), context: context)
         for failure in failures { context.stderr.errorLine(failure.description) }
         return failures.isEmpty ? .success : .nodeError
     }
 
-    /// Asks every node for its keep set at once.
-    private func fetch(_ nodes: [NodeAddress], context: CommandContext, timeout: Duration) throws
-        -> [(node: NodeAddress, result: Result<JSONValue, ControlError>)]
-    {
-        var clients: [NodeClient] = []
-        for node in nodes { clients.append(try context.client(for: node)) }
-        let results = NodeClient.gather(clients.map { ($0, .keep) }, timeout: timeout)
-        return Array(zip(nodes, results)).map { (node: $0.0, result: $0.1) }
-    }
-
     /// Prints the successful results; returns the failures.
     @discardableResult
-    private func show(_ results: [(node: NodeAddress, result: Result<JSONValue, ControlError>)],
-                      context: CommandContext) -> [ControlError] {
-        var rows: [(node: String?, keep: JSONValue)] = []
-        var failures: [ControlError] = []
+    private func show(_ results: [(node: NodeAddress, result: Result<KeepDocument, NodeRequestError>)],
+                      context: CommandContext) -> [NodeRequestError] {
+        var rows: [(node: String?, keep: KeepDocument)] = []
+        var failures: [NodeRequestError] = []
         for (node, result) in results {
             switch result {
             case .success(let keep): rows.append((all ? node.id : nil, keep))
@@ -77,27 +70,30 @@ struct KeepCommand: RexCtlCommand {
         return failures
     }
 
-    /// Polls every 250 ms and redraws on change, bounded by an explicit `--timeout`.
+    /// Watches every node's keep set and redraws on change, bounded by an explicit `--timeout`.
     private func runWatch(_ nodes: [NodeAddress], context: CommandContext) throws -> ExitCode {
         let clock = ContinuousClock()
         let deadline = context.globals.timeout.map { clock.now.advanced(by: $0) }
-        var lastKey: String?
+        // A node gets the usual time to answer, but no more than the whole watch.
+        let requestTimeout = min(GlobalOptions.defaultTimeout, context.globals.timeout ?? GlobalOptions.defaultTimeout)
+        let watches = try nodes.map { node in
+            NodeWatch(client: try context.client(for: node), documents: [.keep], requestTimeout: requestTimeout)
+        }
+        defer { for watch in watches { watch.stop() } }
+        var shown: [KeepCommand.Shown]?
         var lastErrors: [String] = []
         var draws = 0
         while true {
-            var requestTimeout = GlobalOptions.defaultTimeout
-            if let deadline {
-                requestTimeout = .minimum(requestTimeout, max(clock.now.duration(to: deadline), .milliseconds(1)))
+            try NodeWatch.waitForAny(watches, until: deadline)
+            if let deadline, clock.now >= deadline { for watch in watches { watch.giveUp() } }
+            let results: [(node: NodeAddress, result: Result<KeepDocument, NodeRequestError>?)] = zip(nodes, watches).map { node, watch in
+                if let failure = watch.failure { return (node, .failure(failure)) }
+                return (node, watch.keep.map { .success($0) })
             }
-            let results = try fetch(nodes, context: context, timeout: requestTimeout)
-            let key = results.map { node, result in
-                switch result {
-                case .success(let keep): return node.id + "=" + KeepCommand.changeKey(keep)
-                case .failure(let error): return node.id + "!" + error.description
-                }
-            }.joined(separator: "\n")
-            if key != lastKey {
-                lastKey = key
+            let current = results.map { KeepCommand.Shown(node: $0.node.id, $0.result) }
+            let complete = !current.contains(.pending) || deadline.map { clock.now >= $0 } == true
+            if current != shown, complete {
+                shown = current
                 if context.globals.output == .table {
                     if context.stdout.isTerminal {
                         context.stdout.write("\u{1B}[H\u{1B}[2J")
@@ -105,7 +101,8 @@ struct KeepCommand: RexCtlCommand {
                         context.stdout.line()
                     }
                 }
-                let failures = show(results, context: context)
+                let answered = results.compactMap { item in item.result.map { (node: item.node, result: $0) } }
+                let failures = show(answered, context: context)
                 let errors = failures.map(\.description)
                 if errors != lastErrors {
                     for error in errors { context.stderr.errorLine(error) }
@@ -113,25 +110,28 @@ struct KeepCommand: RexCtlCommand {
                 }
                 draws += 1
             }
-            let next = clock.now.advanced(by: .milliseconds(250))
-            if let deadline, next >= deadline {
-                Pause.until(deadline)
-                return .success
-            }
-            Pause.until(next)
+            if let deadline, clock.now >= deadline { return .success }
         }
     }
 
-    /// The keep set without the members that change every poll (ages), to detect real change.
-    static func changeKey(_ keep: JSONValue) -> String {
-        let channels = keep["channels"]?.elements ?? []
-        return channels.map { channel in
-            JSONValue.object((channel.members ?? []).filter { $0.key != "ageMs" }).compactText
-        }.joined(separator: ",")
+    /// What a redraw showed of one node: its keep set without the ages (they change with every
+    /// push, and are no change), or its failure.
+    enum Shown: Equatable {
+        case pending
+        case keep(node: String, [KeepDocument.Channel])
+        case failed(node: String, String)
+
+        init(node: String, _ result: Result<KeepDocument, NodeRequestError>?) {
+            switch result {
+            case nil: self = .pending
+            case .success(let keep)?: self = .keep(node: node, keep.ignoringAges.channels)
+            case .failure(let error)?: self = .failed(node: node, error.description)
+            }
+        }
     }
 
     /// The keep table; `rows` pairs each keep result with its node id (shown when `showNode`).
-    static func table(_ rows: [(node: String?, keep: JSONValue)], showNode: Bool) -> Table {
+    static func table(_ rows: [(node: String?, keep: KeepDocument)], showNode: Bool) -> Table {
         var columns: [Table.Column] = [
             .init("ID"), .init("LIFETIME"), .init("SETTLE", alignment: .right), .init("DELIVERY"), .init("STATE"),
             .init("AGE", alignment: .right), .init("OPENS", alignment: .right), .init("RECREATES", alignment: .right),
@@ -140,18 +140,18 @@ struct KeepCommand: RexCtlCommand {
         if showNode { columns.insert(.init("NODE"), at: 0) }
         var table = Table(columns: columns)
         for row in rows {
-            for channel in row.keep["channels"]?.elements ?? [] {
+            for channel in row.keep.channels {
                 var cells = [
-                    Formatting.cell(channel["id"]),
+                    channel.id,
                     lifetime(channel),
-                    Formatting.milliseconds(channel["settleMs"]),
-                    Formatting.cell(channel["delivery"]),
-                    Formatting.cell(channel["status"]),
-                    Formatting.milliseconds(channel["ageMs"]),
-                    Formatting.cell(channel["opens"]),
-                    Formatting.cell(channel["recreates"]),
-                    Formatting.cell(channel["deliveries"]),
-                    Formatting.cell(channel["drops"]),
+                    Formatting.milliseconds(channel.settleMs),
+                    channel.delivery,
+                    channel.status.rawValue,
+                    Formatting.milliseconds(channel.ageMs),
+                    Formatting.cell(channel.opens),
+                    Formatting.cell(channel.recreates),
+                    Formatting.cell(channel.deliveries),
+                    Formatting.cell(channel.drops),
                 ]
                 if showNode { cells.insert(row.node ?? "-", at: 0) }
                 table.append(cells)
@@ -161,9 +161,10 @@ struct KeepCommand: RexCtlCommand {
     }
 
     /// `permanent`, or `ephemeral key=<reset key>` (`key=-` when it has none).
-    static func lifetime(_ channel: JSONValue) -> String {
-        let lifetime = Formatting.cell(channel["lifetime"])
-        guard lifetime == "ephemeral" else { return lifetime }
-        return "ephemeral key=\(Formatting.cell(channel["resetKey"]))"
+    static func lifetime(_ channel: KeepDocument.Channel) -> String {
+        switch channel.lifetime {
+        case .permanent: "permanent"
+        case .ephemeral: "ephemeral key=\(Formatting.cell(channel.resetKey))"
+        }
     }
 }

@@ -136,16 +136,13 @@ struct LoadCommand: RexCtlCommand {
 
         let sweepRuns = runs.filter { $0.label != "main" }.map(\.run)
         let mainRun = runs.first { $0.label == "main" }?.run
-        var members: [JSONValue.Member] = [
-            .init(key: "scenario", value: .string("churn")),
-            .init(key: "nodes", value: .array(nodes.map { .string($0.id) })),
-            .init(key: "ok", value: .bool(!failed)),
-            .init(key: "violations", value: .array(runs.flatMap { $0.run.violations.map { .string($0.description) } })),
+        var document: OrderedJSON = [
+            "scenario": .encoding("churn"), "nodes": .encoding(nodes.map(\.id)), "ok": .encoding(!failed),
+            "violations": .encoding(runs.flatMap { $0.run.violations.map(\.description) }),
         ]
-        if !sweep.isEmpty { members.append(.init(key: "sweep", value: .array(sweepRuns.map(ChurnReport.json)))) }
-        if let mainRun { members.append(.init(key: "main", value: ChurnReport.json(mainRun))) }
-        let document = JSONValue.object(members)
-        if let resultFile { try LoadCommand.write(document.compactText + "\n", to: resultFile) }
+        if !sweep.isEmpty { document.append("sweep", .array(sweepRuns.map { .object(ChurnReport.json($0)) })) }
+        if let mainRun { document.append("main", ChurnReport.json(mainRun)) }
+        if let resultFile { try LoadCommand.write(document.text + "\n", to: resultFile) }
         if let svgFile, !sweepRuns.isEmpty {
             let points = LoadCommand.chartPoints(sweepRuns)
             let title = "Reconcile latency under churn (\(nodes.count) nodes × \(follows) follows\(fromPeers ? ", from peers" : ""))"

@@ -1,3 +1,5 @@
+import RexControl
+
 /// `rexctl metrics NODE`: the node's counters, one per line.
 struct MetricsCommand: RexCtlCommand {
     static let spec = CommandSpec(
@@ -18,7 +20,7 @@ struct MetricsCommand: RexCtlCommand {
 
     func run(_ context: CommandContext) throws -> ExitCode {
         let node = try context.node(nodeID)
-        let metrics = try context.request(node, .metrics)
+        let metrics = try context.request(node, .metrics, MetricsDocument.self)
         switch context.globals.output {
         case .json: context.printJSON(metrics)
         case .table: context.stdout.write(MetricsCommand.table(metrics).render(style: context.style))
@@ -26,18 +28,23 @@ struct MetricsCommand: RexCtlCommand {
         return .success
     }
 
-    /// Every leaf of the document as METRIC (dotted path) and VALUE, in document order.
-    static func table(_ metrics: JSONValue) -> Table {
+    /// Every leaf of the document as METRIC (dotted path) and VALUE, keys in document order
+    /// (sorted), so counters a newer node adds show up too.
+    static func table(_ metrics: MetricsDocument) -> Table {
+        table((try? JSONValue(encoding: metrics)) ?? .null)
+    }
+
+    static func table(_ document: JSONValue) -> Table {
         var table = Table(columns: [.init("METRIC"), .init("VALUE", alignment: .right)])
         func visit(_ value: JSONValue, path: String) {
-            switch value {
-            case .object(let members) where !members.isEmpty:
+            let members = value.members
+            if !members.isEmpty {
                 for member in members { visit(member.value, path: path.isEmpty ? member.key : "\(path).\(member.key)") }
-            default:
-                table.append([path, Formatting.cell(value)])
+            } else {
+                table.append([path, value.displayText])
             }
         }
-        visit(metrics, path: "")
+        visit(document, path: "")
         return table
     }
 }

@@ -1,3 +1,5 @@
+import RexControl
+
 /// `rexctl nodes`: every node of the cluster at a glance.
 struct NodesCommand: RexCtlCommand {
     static let spec = CommandSpec(
@@ -16,9 +18,9 @@ struct NodesCommand: RexCtlCommand {
     /// What was learned about one node.
     struct Report: Equatable {
         var node: NodeAddress
-        var ping: Result<JSONValue, ControlError>
-        var state: JSONValue?
-        var metrics: JSONValue?
+        var ping: Result<PingDocument, NodeRequestError>
+        var state: NodeState?
+        var metrics: MetricsDocument?
     }
 
     func run(_ context: CommandContext) throws -> ExitCode {
@@ -28,23 +30,25 @@ struct NodesCommand: RexCtlCommand {
         for node in nodes {
             do {
                 clients.append(try context.client(for: node))
-                reports.append(Report(node: node, ping: .success(.null)))
-            } catch let error as ControlError {
+                reports.append(Report(node: node, ping: .failure(NodeRequestError(node: node, kind: .unreachable(timeout: .zero)))))
+            } catch let error as NodeRequestError {
                 clients.append(nil)
                 reports.append(Report(node: node, ping: .failure(error)))
             }
         }
         let timeout = context.globals.requestTimeout
-        func ask(_ operation: NodeClient.Operation, onlyReachable: Bool) -> [Int: Result<JSONValue, ControlError>] {
+        func ask<Document: Decodable>(_ operation: ControlOperation, _ type: Document.Type, onlyReachable: Bool)
+            -> [Int: Result<Document, NodeRequestError>]
+        {
             let indices = reports.indices.filter { index in
                 clients[index] != nil && (!onlyReachable || (try? reports[index].ping.get()) != nil)
             }
-            let results = NodeClient.gather(indices.map { (clients[$0]!, operation) }, timeout: timeout)
+            let results = NodeClient.gather(indices.map { clients[$0]! }, operation, type, timeout: timeout)
             return Dictionary(uniqueKeysWithValues: zip(indices, results))
         }
-        for (index, result) in ask(.ping, onlyReachable: false) { reports[index].ping = result }
-        for (index, result) in ask(.state, onlyReachable: true) { reports[index].state = try? result.get() }
-        for (index, result) in ask(.metrics, onlyReachable: true) { reports[index].metrics = try? result.get() }
+        for (index, result) in ask(.ping, PingDocument.self, onlyReachable: false) { reports[index].ping = result }
+        for (index, result) in ask(.state, NodeState.self, onlyReachable: true) { reports[index].state = try? result.get() }
+        for (index, result) in ask(.metrics, MetricsDocument.self, onlyReachable: true) { reports[index].metrics = try? result.get() }
 
         switch context.globals.output {
         case .json:
@@ -53,14 +57,13 @@ struct NodesCommand: RexCtlCommand {
             context.stdout.write(NodesCommand.table(reports).render(style: context.style, statusColumns: ["REACHABLE", "STATUS"]))
         }
 
-        let failures = reports.compactMap { report -> ControlError? in
+        let failures = reports.compactMap { report -> NodeRequestError? in
             if case .failure(let error) = report.ping { return error }
             return nil
         }
         guard !failures.isEmpty else { return .success }
         if failures.count == 1 {
-            let failure = failures[0]
-            context.stderr.errorLine(failure.descriptionWithoutHint)
+            context.stderr.errorLine(failures[0].descriptionWithoutHint)
         } else {
             let list = failures.map { "\($0.node.id) (\($0.node.control))" }.joined(separator: ", ")
             context.stderr.errorLine("\(failures.count) of \(reports.count) nodes did not answer within "
@@ -73,7 +76,7 @@ struct NodesCommand: RexCtlCommand {
     static func statusSeenByPeers(_ id: String, in reports: [Report]) -> String {
         var counts: [String: Int] = [:]
         for report in reports where report.node.id != id {
-            if let status = report.state?["peers"]?[id]?["status"]?.stringValue { counts[status, default: 0] += 1 }
+            if let status = report.state?.peers[id]?.status { counts[status.rawValue, default: 0] += 1 }
         }
         if counts.isEmpty { return "-" }
         if counts.count == 1 { return counts.keys.first! }
@@ -92,39 +95,31 @@ struct NodesCommand: RexCtlCommand {
             table.append([
                 report.node.id,
                 report.node.control,
-                ping?["pub"]?.stringValue ?? report.node.pub ?? "-",
+                ping?.pub ?? report.node.pub ?? "-",
                 ping == nil ? "no" : "yes",
                 statusSeenByPeers(report.node.id, in: reports),
-                Formatting.cell(report.metrics?["channels"]?["live"]),
-                Formatting.milliseconds(ping?["uptimeMs"]),
+                Formatting.cell(report.metrics?.channels.live),
+                Formatting.milliseconds(ping?.uptimeMs),
             ])
         }
         return table
     }
 
-    /// One JSON document per node for `-o json`.
-    static func documents(_ reports: [Report]) -> [JSONValue] {
+    /// One JSON document per node for `-o json` (members in this order; `seenBy` in node order).
+    static func documents(_ reports: [Report]) -> [OrderedJSON] {
         reports.map { report in
             let ping = try? report.ping.get()
-            var seenBy: [JSONValue.Member] = []
+            var seenBy = OrderedJSON()
             for other in reports where other.node.id != report.node.id {
-                if let status = other.state?["peers"]?[report.node.id]?["status"] {
-                    seenBy.append(.init(key: other.node.id, value: status))
-                }
+                if let status = other.state?.peers[report.node.id]?.status { seenBy.append(other.node.id, status) }
             }
-            var members: [JSONValue.Member] = [
-                .init(key: "id", value: .string(report.node.id)),
-                .init(key: "control", value: .string(report.node.control)),
-                .init(key: "pub", value: ping?["pub"] ?? report.node.pub.map(JSONValue.string) ?? .null),
-                .init(key: "reachable", value: .bool(ping != nil)),
-                .init(key: "seenBy", value: .object(seenBy)),
-                .init(key: "liveChannels", value: report.metrics?["channels"]?["live"] ?? .null),
-                .init(key: "ping", value: ping ?? .null),
+            var document: OrderedJSON = [
+                "id": .encoding(report.node.id), "control": .encoding(report.node.control),
+                "pub": .encoding(ping?.pub ?? report.node.pub), "reachable": .encoding(ping != nil), "seenBy": .object(seenBy),
+                "liveChannels": .encoding(report.metrics?.channels.live), "ping": .encoding(ping),
             ]
-            if case .failure(let error) = report.ping {
-                members.append(.init(key: "error", value: .string(error.descriptionWithoutHint)))
-            }
-            return .object(members)
+            if case .failure(let error) = report.ping { document.append("error", error.descriptionWithoutHint) }
+            return document
         }
     }
 }

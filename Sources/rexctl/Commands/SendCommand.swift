@@ -1,3 +1,5 @@
+import RexControl
+
 /// `rexctl send NODE ACTION [ARGS…]`: dispatch an action, once or as a small load generator.
 struct SendCommand: RexCtlCommand {
     static let spec = CommandSpec(
@@ -34,22 +36,29 @@ struct SendCommand: RexCtlCommand {
         ]
     )
 
-    /// A friendly action form: the word typed, the protocol type, the argument fields in order.
+    /// A friendly action form: the word typed, the action's kind, the arguments it takes.
     struct ActionForm: Sendable {
         var word: String
-        var type: String
-        var fields: [String]
+        var kind: OperatorAction.Kind
+        var arguments: [String]
     }
 
     static let forms: [ActionForm] = [
-        ActionForm(word: "follow", type: "follow", fields: ["name", "topic"]),
-        ActionForm(word: "unfollow", type: "unfollow", fields: ["name"]),
-        ActionForm(word: "set", type: "set", fields: ["topic", "value"]),
-        ActionForm(word: "unset", type: "unset", fields: ["topic"]),
-        ActionForm(word: "publish", type: "publish", fields: ["topic", "payload"]),
-        ActionForm(word: "add-peer", type: "addPeer", fields: ["id", "endpoint"]),
-        ActionForm(word: "remove-peer", type: "removePeer", fields: ["id"]),
+        ActionForm(word: "follow", kind: .follow, arguments: ["name", "topic"]),
+        ActionForm(word: "unfollow", kind: .unfollow, arguments: ["name"]),
+        ActionForm(word: "set", kind: .set, arguments: ["topic", "value"]),
+        ActionForm(word: "unset", kind: .unset, arguments: ["topic"]),
+        ActionForm(word: "publish", kind: .publish, arguments: ["topic", "payload"]),
+        ActionForm(word: "add-peer", kind: .addPeer, arguments: ["id", "endpoint"]),
+        ActionForm(word: "remove-peer", kind: .removePeer, arguments: ["id"]),
     ]
+
+    /// What is sent: a typed action from a friendly form, or `--json` passed through as is (the
+    /// node judges it, so an operator can send what rexctl does not know).
+    enum Action: Equatable {
+        case typed(OperatorAction)
+        case raw(JSONValue)
+    }
 
     /// What `--count` accepts: ten million is more than a day at 100/s.
     static let countRange = 1...10_000_000
@@ -78,8 +87,8 @@ struct SendCommand: RexCtlCommand {
         _ = try action(repetition: nil)
     }
 
-    /// The action object to dispatch; `{i}` is replaced by `repetition` when given.
-    func action(repetition: Int?) throws(UsageError) -> JSONValue {
+    /// The action to dispatch; `{i}` is replaced by `repetition` when given.
+    func action(repetition: Int?) throws(UsageError) -> Action {
         func substitute(_ text: String) -> String {
             guard let repetition else { return text }
             return text.replacing("{i}", with: String(repetition))
@@ -89,63 +98,71 @@ struct SendCommand: RexCtlCommand {
                 throw UsageError("give either an action or --json, not both; nothing was sent")
             }
             if from != nil { throw UsageError("--from goes with 'follow', not with --json; nothing was sent") }
-            let document: JSONValue
-            do {
-                document = try JSONValue.parse(substitute(json))
-            } catch {
-                throw UsageError("--json is not valid JSON (\(error)); nothing was sent")
+            guard let document = try? ControlCodec.decode(JSONValue.self, from: Array(substitute(json).utf8)) else {
+                throw UsageError("--json is not valid JSON; nothing was sent")
             }
-            guard document.members != nil, document["type"]?.stringValue != nil else {
+            guard document["type"]?.stringValue != nil else {
                 throw UsageError(#"--json must be an action object with a "type" string, "#
                     + #"e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
             }
-            return document
+            return .raw(document)
         }
         guard let actionWord else {
             throw UsageError("Missing expected argument '<action>' (or --json)")
         }
         let words = SendCommand.forms.map(\.word)
-        guard let form = SendCommand.forms.first(where: { $0.word == actionWord || $0.type == actionWord }) else {
+        guard let form = SendCommand.forms.first(where: { $0.word == actionWord || $0.kind.rawValue == actionWord }) else {
             throw UsageError("unknown action '\(actionWord)' — use one of \(words.joined(separator: ", ")), or --json")
         }
-        guard actionArguments.count == form.fields.count else {
-            let expected = form.fields.map { $0.uppercased() }.joined(separator: " ")
-            let plural = form.fields.count == 1 ? "" : "s"
-            throw UsageError("'\(form.word)' expects \(expected) (\(form.fields.count) argument\(plural), "
+        guard actionArguments.count == form.arguments.count else {
+            let expected = form.arguments.map { $0.uppercased() }.joined(separator: " ")
+            let plural = form.arguments.count == 1 ? "" : "s"
+            throw UsageError("'\(form.word)' expects \(expected) (\(form.arguments.count) argument\(plural), "
                 + "got \(actionArguments.count))")
         }
-        if from != nil && form.type != "follow" {
+        if from != nil && form.kind != .follow {
             throw UsageError("--from goes with 'follow', not with '\(form.word)'")
         }
-        var members: [JSONValue.Member] = [.init(key: "type", value: .string(form.type))]
-        for (field, value) in zip(form.fields, actionArguments) {
-            members.append(.init(key: field, value: .string(substitute(value))))
+        let values = actionArguments.map(substitute)
+        switch form.kind {
+        case .follow: return .typed(.follow(name: values[0], topic: values[1], from: from.map(substitute)))
+        case .unfollow: return .typed(.unfollow(name: values[0]))
+        case .set: return .typed(.set(topic: values[0], value: values[1]))
+        case .unset: return .typed(.unset(topic: values[0]))
+        case .publish: return .typed(.publish(topic: values[0], payload: values[1]))
+        case .addPeer: return .typed(.addPeer(id: values[0], endpoint: values[1]))
+        case .removePeer: return .typed(.removePeer(id: values[0]))
         }
-        if let from { members.append(.init(key: "from", value: .string(substitute(from)))) }
-        return .object(members)
+    }
+
+    /// Dispatches one action and checks that the node accepted it.
+    static func dispatch(_ action: Action, to node: NodeAddress, context: CommandContext) throws -> DispatchDocument {
+        let client = try context.client(for: node)
+        let timeout = context.globals.requestTimeout
+        let result = switch action {
+        case .typed(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
+        case .raw(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
+        }
+        guard result.accepted else {
+            throw CommandFailure(.nodeError, "node \(node.id) did not accept the action: \(TerminalJSON.text((try? ControlCodec.encode(result)) ?? []))")
+        }
+        return result
     }
 
     func run(_ context: CommandContext) throws -> ExitCode {
         let node = try context.node(nodeID)
         if count == 1 {
-            let action = try action(repetition: nil)
-            let result = try context.request(node, .dispatch, action: action)
-            try SendCommand.checkAccepted(result, node: node)
+            let result = try SendCommand.dispatch(try action(repetition: nil), to: node, context: context)
             switch context.globals.output {
             case .json: context.printJSON(result)
             case .table:
                 // The action is JSON text, escaped the JSON way (no raw control characters).
-                context.stdout.line("\(TerminalText.escaped(node.id)) accepted \((result["action"] ?? action).compactText)")
+                let action = TerminalJSON.text((try? ControlCodec.encode(result.action)) ?? [])
+                context.stdout.line("\(TerminalText.escaped(node.id)) accepted \(action)")
             }
             return .success
         }
         return try repeatSending(to: node, context: context)
-    }
-
-    static func checkAccepted(_ result: JSONValue, node: NodeAddress) throws {
-        guard result["accepted"] == .bool(true) else {
-            throw CommandFailure(.nodeError, "node \(node.id) did not accept the action: \(result.compactText)")
-        }
     }
 
     /// The load generator: `count` requests, one outstanding at a time, paced by `rate`.
@@ -170,8 +187,7 @@ struct SendCommand: RexCtlCommand {
                 Pause.until(start.advanced(by: .seconds(Double(repetition) / rate)))
             }
             do {
-                let result = try context.request(node, .dispatch, action: try action(repetition: repetition))
-                try SendCommand.checkAccepted(result, node: node)
+                _ = try SendCommand.dispatch(try action(repetition: repetition), to: node, context: context)
             } catch {
                 if table { context.stdout.escapedLine(summary()) }
                 throw error
@@ -187,13 +203,11 @@ struct SendCommand: RexCtlCommand {
             context.stdout.escapedLine(summary())
         } else {
             let seconds = elapsedSeconds()
-            context.printJSON(.object([
-                "node": .string(node.id),
-                "sent": .number(String(count)),
-                "accepted": .number(String(accepted)),
+            context.printJSON([
+                "node": .encoding(node.id), "sent": .encoding(count), "accepted": .encoding(accepted),
                 "seconds": .number(String(format3: seconds)),
                 "rate": .number(String(format3: seconds > 0 ? Double(accepted) / seconds : 0)),
-            ]))
+            ] as OrderedJSON)
         }
         return .success
     }

@@ -1,3 +1,5 @@
+import RexControl
+
 /// `rexctl state NODE`: the node's state (feeds, follows, peers).
 struct StateCommand: RexCtlCommand {
     static let spec = CommandSpec(
@@ -18,7 +20,7 @@ struct StateCommand: RexCtlCommand {
 
     func run(_ context: CommandContext) throws -> ExitCode {
         let node = try context.node(nodeID)
-        let state = try context.request(node, .state)
+        let state = try context.request(node, .state, NodeState.self)
         switch context.globals.output {
         case .json: context.printJSON(state)
         case .table: context.stdout.write(StateCommand.render(state, style: context.style))
@@ -27,30 +29,28 @@ struct StateCommand: RexCtlCommand {
     }
 
     /// The state as a head of label/value lines and sections of tables (all escape what the node sent).
-    static func render(_ state: JSONValue, style: Style = Style(isEnabled: false)) -> String {
+    static func render(_ state: NodeState, style: Style = Style(isEnabled: false)) -> String {
         var head = FieldList()
-        head.append("NODE", "\(Formatting.cell(state["id"]))  (up \(Formatting.milliseconds(state["nowMs"])))")
-        let members = state["settings"]?.members ?? []
-        let settings = members.filter { $0.key != "limits" }.map { "\($0.key)=\($0.value.displayText)" }
-        head.append("SETTINGS", settings.isEmpty ? "-" : settings.joined(separator: " "))
-        if let limits = state["settings"]?["limits"]?.members, !limits.isEmpty {
-            head.append("LIMITS", limits.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " "))
+        head.append("NODE", "\(state.id)  (up \(Formatting.milliseconds(state.nowMs)))")
+        // Settings and limits as the document has them (keys sorted), so new ones show up.
+        let settings = (try? JSONValue(encoding: state.settings))?.members.filter { $0.key != "limits" } ?? []
+        head.append("SETTINGS", settings.isEmpty ? "-" : settings.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " "))
+        if let limits = try? JSONValue(encoding: state.settings.limits), !limits.members.isEmpty {
+            head.append("LIMITS", limits.members.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " "))
         }
         var text = head.render(style: style)
 
         text += "\nFEEDS\n"
-        let feeds = state["feeds"]?.members ?? []
-        if feeds.isEmpty {
+        if state.feeds.isEmpty {
             text += "(none)\n"
         } else {
             var table = Table(columns: [.init("TOPIC"), .init("VALUE")])
-            for feed in feeds { table.append([feed.key, Formatting.cell(feed.value["value"])]) }
+            for (topic, feed) in state.feeds.sorted(by: { $0.key < $1.key }) { table.append([topic, feed.value]) }
             text += table.render(style: style)
         }
 
         text += "\nFOLLOWS\n"
-        let follows = state["follows"]?.members ?? []
-        if follows.isEmpty {
+        if state.follows.isEmpty {
             text += "(none)\n"
         } else {
             var table = Table(columns: [
@@ -58,21 +58,18 @@ struct StateCommand: RexCtlCommand {
                 .init("COUNT", alignment: .right), .init("GAPS", alignment: .right),
                 .init("DUPS", alignment: .right), .init("OLDER", alignment: .right),
             ])
-            for follow in follows {
-                let value = follow.value
+            for (name, follow) in state.follows.sorted(by: { $0.key < $1.key }) {
                 table.append([
-                    follow.key, Formatting.cell(value["topic"]), Formatting.cell(value["from"]),
-                    Formatting.cell(value["lastValue"]), Formatting.cell(value["lastSender"]),
-                    Formatting.cell(value["count"]), Formatting.cell(value["gaps"]),
-                    Formatting.cell(value["duplicates"]), Formatting.cell(value["reordered"]),
+                    name, follow.topic, Formatting.cell(follow.from), Formatting.cell(follow.lastValue),
+                    Formatting.cell(follow.lastSender), Formatting.cell(follow.count), Formatting.cell(follow.gaps),
+                    Formatting.cell(follow.duplicates), Formatting.cell(follow.reordered),
                 ])
             }
             text += table.render(style: style)
         }
 
         text += "\nPEERS\n"
-        let peers = state["peers"]?.members ?? []
-        if peers.isEmpty {
+        if state.peers.isEmpty {
             text += "(none)\n"
         } else {
             var table = Table(columns: [
@@ -80,18 +77,16 @@ struct StateCommand: RexCtlCommand {
                 .init("HEARTBEAT", alignment: .right), .init("GAPS", alignment: .right),
                 .init("RESTARTS", alignment: .right),
             ])
-            let now = state["nowMs"]?.doubleValue
-            for peer in peers {
-                let value = peer.value
+            for (id, peer) in state.peers.sorted(by: { $0.key < $1.key }) {
                 var seen = "never"
-                if let lastSeen = value["lastSeenMs"]?.doubleValue {
-                    seen = now.map { Formatting.milliseconds(max(0, $0 - lastSeen)) + " ago" }
-                        ?? Formatting.milliseconds(value["lastSeenMs"])
+                if let lastSeen = peer.lastSeenMs {
+                    // A hostile node may send times whose difference overflows: shown as such.
+                    seen = Formatting.difference(state.nowMs, lastSeen).map { Formatting.milliseconds(max(0, $0)) + " ago" }
+                        ?? "\(lastSeen)ms"
                 }
                 table.append([
-                    peer.key, Formatting.cell(value["endpoint"]), Formatting.cell(value["status"]), seen,
-                    Formatting.cell(value["lastHeartbeat"]), Formatting.cell(value["gaps"]),
-                    Formatting.cell(value["restarts"]),
+                    id, peer.endpoint, peer.status.rawValue, seen, Formatting.cell(peer.lastHeartbeat),
+                    Formatting.cell(peer.gaps), Formatting.cell(peer.restarts),
                 ])
             }
             text += table.render(style: style, statusColumns: ["STATUS"])

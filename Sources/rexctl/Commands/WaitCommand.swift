@@ -1,4 +1,6 @@
-/// `rexctl wait NODE --for CONDITION`: poll until a condition holds (0) or time runs out (1).
+import RexControl
+
+/// `rexctl wait NODE --for CONDITION`: watch until a condition holds (0) or time runs out (1).
 struct WaitCommand: RexCtlCommand {
     static let spec = CommandSpec(
         name: "wait",
@@ -10,9 +12,10 @@ struct WaitCommand: RexCtlCommand {
               state=PATH=VALUE  the state value at the dotted PATH equals VALUE,
                                 e.g. follows.prices.lastValue=42 (keys may contain dots)
 
-            Polls every 100ms. Here --timeout bounds the whole wait (default: 30s); each
-            request gets at most 2s of it. With several --for, all must hold at once. Exits 2
-            if the node answers with an error, or did not answer at all when time runs out.
+            Watches the node (it pushes every change; no polling). Here --timeout bounds the
+            whole wait (default: 30s); the node must answer within 2s of it, or the watch
+            starts over. With several --for, all must hold at once. Exits 2 if the node
+            answers with an error, or did not answer at all when time runs out.
             """,
         arguments: [ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node).")],
         options: [
@@ -22,7 +25,6 @@ struct WaitCommand: RexCtlCommand {
     )
 
     static let defaultTimeout: Duration = .seconds(30)
-    static let pollInterval: Duration = .milliseconds(100)
 
     /// What to wait for.
     enum Condition: Equatable, CustomStringConvertible {
@@ -58,26 +60,48 @@ struct WaitCommand: RexCtlCommand {
             return false
         }
 
+        var hasPath: Bool {
+            if case .state = self { return true }
+            return false
+        }
+
         /// Whether the condition holds, and what was seen (for the timeout message).
-        func evaluate(keep: JSONValue?, state: JSONValue?) -> (holds: Bool, seen: String) {
+        func evaluate(_ observed: Observation) -> (holds: Bool, seen: String) {
             switch self {
             case .keep(let id):
-                guard let channel = keep?["channels"]?.elements?.first(where: { $0["id"]?.stringValue == id }) else {
+                guard let channel = observed.keep?.channels.first(where: { $0.id == id }) else {
                     return (false, "\(id) is not in the keep set")
                 }
-                let status = Formatting.cell(channel["status"])
-                return (status == "live", "\(id) is \(status)")
+                return (channel.status == .live, "\(id) is \(channel.status.rawValue)")
             case .gone(let id):
-                guard let status = state?["peers"]?[id]?["status"]?.stringValue else {
+                guard let status = observed.state?.peers[id]?.status else {
                     return (false, "peer \(id) is not known")
                 }
-                return (status == "gone", "peer \(id) is \(status)")
+                return (status == .gone, "peer \(id) is \(status.rawValue)")
             case .state(let path, let expected):
-                guard let state, let value = WaitCommand.lookup(path, in: state) else {
+                guard let tree = observed.stateTree, let value = WaitCommand.lookup(path, in: tree) else {
                     return (false, "\(path) does not exist")
                 }
                 return (WaitCommand.matches(value, expected), "\(path) is \(value.displayText)")
             }
+        }
+    }
+
+    /// The documents a condition is judged on; the state also as a tree, for paths into it
+    /// (built only when a condition has a path: a large state takes a while to convert).
+    struct Observation {
+        var keep: KeepDocument?
+        var state: NodeState?
+        var stateTree: JSONValue?
+
+        init(keep: KeepDocument?, state: NodeState?, needsTree: Bool) {
+            self.init(keep: keep, state: state, stateTree: needsTree ? state.flatMap { try? JSONValue(encoding: $0) } : nil)
+        }
+
+        init(keep: KeepDocument?, state: NodeState?, stateTree: JSONValue?) {
+            self.keep = keep
+            self.state = state
+            self.stateTree = stateTree
         }
     }
 
@@ -95,52 +119,42 @@ struct WaitCommand: RexCtlCommand {
 
     func run(_ context: CommandContext) throws -> ExitCode {
         let node = try context.node(nodeID)
-        let client = try context.client(for: node)
         let clock = ContinuousClock()
         let start = clock.now
         let timeout = context.globals.timeout ?? WaitCommand.defaultTimeout
         let deadline = start.advanced(by: timeout)
-        let needsKeep = conditions.contains { $0.needsKeep }
-        let needsState = conditions.contains { !$0.needsKeep }
+        var documents: [WatchedDocument] = []
+        if conditions.contains(where: \.needsKeep) { documents.append(.keep) }
+        if conditions.contains(where: { !$0.needsKeep }) { documents.append(.state) }
+        let watch = NodeWatch(client: try context.client(for: node), documents: documents,
+                              requestTimeout: min(GlobalOptions.defaultTimeout, timeout))
+        defer { watch.stop() }
         var lastSeen: [String] = []
-        var lastError: ControlError?
 
-        while true {
-            let requestTimeout = Duration.minimum(GlobalOptions.defaultTimeout,
-                                                  max(clock.now.duration(to: deadline), .milliseconds(1)))
-            do throws(ControlError) {
-                let keep = needsKeep ? try client.request(.keep, timeout: requestTimeout) : nil
-                let state = needsState ? try client.request(.state, timeout: requestTimeout) : nil
-                lastError = nil
-                let outcomes = conditions.map { $0.evaluate(keep: keep, state: state) }
-                lastSeen = outcomes.filter { !$0.holds }.map(\.seen)
-                if lastSeen.isEmpty {
-                    switch context.globals.output {
-                    case .json:
-                        if let keep { context.printJSON(keep) }
-                        if let state { context.printJSON(state) }
-                    case .table:
-                        let elapsed = DurationParser.format(clock.now - start)
-                        context.stdout.escapedLine("\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
-                            + "hold\(conditions.count == 1 ? "s" : "") (after \(elapsed))")
-                    }
-                    return .success
-                }
-            } catch {
-                if case .unreachable = error.kind {
-                    lastError = error
-                } else {
-                    throw error
-                }
+        while clock.now < deadline {
+            try NodeWatch.waitForAny([watch], until: deadline)
+            if let failure = watch.failure, !failure.isUnreachable { throw failure }
+            // The documents watched; a node may push others too.
+            let keep = documents.contains(.keep) ? watch.keep : nil
+            let state = documents.contains(.state) ? watch.state : nil
+            guard watch.failure == nil, documents.contains(.keep) == (keep != nil), documents.contains(.state) == (state != nil)
+            else { continue }
+            let observed = Observation(keep: keep, state: state, needsTree: conditions.contains { $0.hasPath })
+            lastSeen = conditions.map { $0.evaluate(observed) }.filter { !$0.holds }.map(\.seen)
+            guard lastSeen.isEmpty else { continue }
+            switch context.globals.output {
+            case .json:
+                if let keep { context.printJSON(keep) }
+                if let state { context.printJSON(state) }
+            case .table:
+                let elapsed = DurationParser.format(clock.now - start)
+                context.stdout.escapedLine("\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
+                    + "hold\(conditions.count == 1 ? "s" : "") (after \(elapsed))")
             }
-            let next = clock.now.advanced(by: WaitCommand.pollInterval)
-            if next >= deadline {
-                Pause.until(deadline)
-                break
-            }
-            Pause.until(next)
+            return .success
         }
-        if let lastError { throw lastError }
+        watch.giveUp()
+        if let failure = watch.failure { throw failure }
         throw CommandFailure(.failure, "\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
             + "did not hold within \(DurationParser.format(timeout)) (last seen: \(lastSeen.joined(separator: "; ")))")
     }
@@ -154,8 +168,7 @@ struct WaitCommand: RexCtlCommand {
             case .object(let members):
                 for length in stride(from: parts.count, through: 1, by: -1) {
                     let key = parts.prefix(length).joined(separator: ".")
-                    if let member = members.first(where: { $0.key == key }),
-                       let found = resolve(parts.dropFirst(length), member.value) {
+                    if let member = members[key], let found = resolve(parts.dropFirst(length), member) {
                         return found
                     }
                 }
@@ -173,7 +186,7 @@ struct WaitCommand: RexCtlCommand {
     /// Strings compare as text; numbers also numerically (`42` matches `42.0`); `null`, `true`, `false` by name.
     static func matches(_ value: JSONValue, _ expected: String) -> Bool {
         if value.displayText == expected { return true }
-        if case .number = value, let number = value.doubleValue, let wanted = Double(expected) { return number == wanted }
+        if case .number(let text) = value, let number = Double(text), let wanted = Double(expected) { return number == wanted }
         return false
     }
 }

@@ -1,3 +1,4 @@
+import RexControl
 import ZMQ
 
 /// The knobs of one churn run.
@@ -63,10 +64,10 @@ struct ChurnRunResult: Sendable {
     var changes: [Int]
     /// Changes the schedule wanted by the end (target × duration).
     var scheduled: Int
-    var before: [JSONValue]
-    var after: [JSONValue]
+    var before: [MetricsDocument]
+    var after: [MetricsDocument]
     /// Metrics at the end of the churn phase (before unfollowing).
-    var end: [JSONValue]
+    var end: [MetricsDocument]
     var samples: [ChurnSample]
     var maxSampledDepth: [Int]
     var violations: [ChurnViolation]
@@ -85,10 +86,10 @@ final class ChurnDriver {
 
     private let poller: ZMQPoller
     private let clock = ContinuousClock()
-    private var pending: [[String: Pending]]
-    private var replies: [[String: Result<JSONValue, ControlError>]]
+    private var pending: [[JSONValue: Pending]]
+    private var replies: [[JSONValue: ReceivedReply]]
     private var dispatchesInFlight: [Int]
-    private var failedDispatch: ControlError?
+    private var failedDispatch: NodeRequestError?
     private var feedCounter = 0
 
     private struct Pending {
@@ -111,7 +112,7 @@ final class ChurnDriver {
             do {
                 _ = try poller.register(client.socket)
             } catch {
-                throw ControlError(node: client.node, kind: .transport(error.description))
+                throw NodeRequestError(node: client.node, kind: .transport(error.description))
             }
         }
         pending = Array(repeating: [:], count: nodes.count)
@@ -138,8 +139,8 @@ final class ChurnDriver {
     // MARK: request plumbing
 
     @discardableResult
-    private func send(_ n: Int, _ operation: NodeClient.Operation, action: JSONValue? = nil, change: Bool = false) throws -> String {
-        let id = try clients[n].send(operation, action: action, timeout: settings.requestTimeout)
+    private func send(_ n: Int, _ operation: ControlOperation, action: OperatorAction? = nil, change: Bool = false) throws -> JSONValue {
+        let id = try clients[n].send(ControlRequest(operation, action: action), timeout: settings.requestTimeout)
         pending[n][id] = Pending(isDispatch: operation == .dispatch, sentAt: clock.now, countsAsChange: change)
         if operation == .dispatch { dispatchesInFlight[n] += 1 }
         return id
@@ -150,28 +151,25 @@ final class ChurnDriver {
         for n in clients.indices {
             let client = clients[n]
             while true {
-                let frames: [[UInt8]]?
+                let received: ReceivedReply?
                 do {
-                    frames = try client.socket.tryReceiveMultipart()
+                    received = try client.receive()
                 } catch {
-                    throw ControlError(node: client.node, kind: .transport(error.description))
+                    throw NodeRequestError(node: client.node, kind: .transport(error.description))
                 }
-                guard let frames else { break }
+                guard let reply = received else { break }
                 // Judged like every other reply (version, "ok"); one without a pending id is dropped.
-                guard let last = frames.last else { continue }
-                let reply = NodeClient.Reply(last, from: client.node)
-                guard let id = reply.id?.stringValue, let request = pending[n].removeValue(forKey: id) else { continue }
-                let outcome = reply.outcome
+                guard let id = reply.id, let request = pending[n].removeValue(forKey: id) else { continue }
                 if request.isDispatch {
                     dispatchesInFlight[n] -= 1
-                    switch outcome {
+                    switch reply.result(DispatchDocument.self) {
                     case .success:
                         if request.countsAsChange { acknowledgedChanges[n] += 1 }
-                    case .failure(let error):
-                        if failedDispatch == nil { failedDispatch = error }
+                    case .failure(let failure):
+                        if failedDispatch == nil { failedDispatch = NodeRequestError(node: client.node, failure) }
                     }
                 } else {
-                    replies[n][id] = outcome
+                    replies[n][id] = reply
                 }
             }
         }
@@ -183,7 +181,7 @@ final class ChurnDriver {
         let now = clock.now
         for n in pending.indices {
             for request in pending[n].values where request.sentAt.duration(to: now) > settings.requestTimeout {
-                throw ControlError(node: nodes[n], kind: .unreachable(timeout: settings.requestTimeout))
+                throw NodeRequestError(node: nodes[n], kind: .unreachable(timeout: settings.requestTimeout))
             }
         }
     }
@@ -199,14 +197,21 @@ final class ChurnDriver {
         try checkHealth()
     }
 
-    /// Sends `operation` to every node and waits for every reply.
-    func queryAll(_ operation: NodeClient.Operation) throws -> [JSONValue] {
+    /// Sends `operation` to every node and waits for every reply, read as a `Document`.
+    func queryAll<Document: Decodable>(_ operation: ControlOperation, _ type: Document.Type) throws -> [Document] {
         let ids = try nodes.indices.map { try send($0, operation) }
         while true {
             if nodes.indices.allSatisfy({ replies[$0][ids[$0]] != nil }) { break }
             try pumpOnce(until: clock.now.advanced(by: .milliseconds(20)))
         }
-        return try nodes.indices.map { n in try replies[n].removeValue(forKey: ids[n])!.get() }
+        return try nodes.indices.map { n in
+            try replies[n].removeValue(forKey: ids[n])!.result(type).mapError { NodeRequestError(node: nodes[n], $0) }.get()
+        }
+    }
+
+    /// The reply to `id` from node `n`, taken out, as a `Document` (nil when it carries none).
+    private func take<Document: Decodable>(_ n: Int, _ id: JSONValue, _ type: Document.Type) -> Document? {
+        try? replies[n].removeValue(forKey: id)?.result(type).get()
     }
 
     /// Waits until every dispatch sent so far has its reply.
@@ -217,7 +222,7 @@ final class ChurnDriver {
     }
 
     /// Sends one action per (node, action), pipelined within the window.
-    private func dispatchAll(_ actions: [(node: Int, action: JSONValue)], change: Bool = false) throws {
+    private func dispatchAll(_ actions: [(node: Int, action: OperatorAction)], change: Bool = false) throws {
         for item in actions {
             while dispatchesInFlight[item.node] >= settings.inFlight {
                 try pumpOnce(until: clock.now.advanced(by: .milliseconds(20)))
@@ -229,22 +234,17 @@ final class ChurnDriver {
 
     // MARK: actions
 
-    static func follow(_ name: String, _ topic: String, from peer: String?) -> JSONValue {
-        var members: [JSONValue.Member] = [
-            .init(key: "type", value: .string("follow")), .init(key: "name", value: .string(name)),
-            .init(key: "topic", value: .string(topic)),
-        ]
-        if let peer { members.append(.init(key: "from", value: .string(peer))) }
-        return .object(members)
+    static func follow(_ name: String, _ topic: String, from peer: String?) -> OperatorAction {
+        .follow(name: name, topic: topic, from: peer)
     }
 
-    static func set(_ topic: String, _ value: String) -> JSONValue {
-        .object(["type": .string("set"), "topic": .string(topic), "value": .string(value)])
+    static func set(_ topic: String, _ value: String) -> OperatorAction {
+        .set(topic: topic, value: value)
     }
 
-    private func feedActions() -> [(node: Int, action: JSONValue)] {
+    private func feedActions() -> [(node: Int, action: OperatorAction)] {
         feedCounter += 1
-        var actions: [(Int, JSONValue)] = []
+        var actions: [(Int, OperatorAction)] = []
         for (n, node) in nodes.enumerated() {
             for k in 0..<settings.feeds {
                 actions.append((n, ChurnDriver.set(ChurnDriver.feedTopic(node: node.id, k), String(feedCounter))))
@@ -265,26 +265,26 @@ final class ChurnDriver {
         var cancels = 0
     }
 
-    static func counts(_ keep: JSONValue) -> KeepCounts {
+    static func counts(_ keep: KeepDocument?) -> KeepCounts {
         var counts = KeepCounts()
-        for channel in keep["channels"]?.elements ?? [] {
-            let id = channel["id"]?.stringValue ?? ""
-            switch channel["status"]?.stringValue {
-            case "live":
+        for channel in keep?.channels ?? [] {
+            switch channel.status {
+            case .live:
                 counts.live += 1
-                if id.hasPrefix("feed[churn.") { counts.liveFeeds += 1 }
-            case "settling": counts.settling += 1
-            default: break
+                if channel.id.hasPrefix("feed[churn.") { counts.liveFeeds += 1 }
+            case .settling: counts.settling += 1
             }
-            if id.hasPrefix(followPrefix) { counts.churnFollows += 1 }
+            if channel.id.hasPrefix(followPrefix) { counts.churnFollows += 1 }
         }
-        counts.opens = keep["counters"]?["opens"]?.intValue ?? 0
-        counts.cancels = keep["counters"]?["cancels"]?.intValue ?? 0
+        // Counters beyond what JSON carries exactly read as absent (Formatting.exact): the
+        // differences below can then never overflow.
+        counts.opens = keep.flatMap { Formatting.exact($0.counters.opens) } ?? 0
+        counts.cancels = keep.flatMap { Formatting.exact($0.counters.cancels) } ?? 0
         return counts
     }
 
     /// Checks the leak invariant of one node at one sample; returns the violations.
-    func check(node n: Int, sample: String, metrics: JSONValue, keep: JSONValue) -> (ChurnNodeSample, [ChurnViolation]) {
+    func check(node n: Int, sample: String, metrics: MetricsDocument?, keep: KeepDocument?) -> (ChurnNodeSample, [ChurnViolation]) {
         let counts = ChurnDriver.counts(keep)
         var violations: [ChurnViolation] = []
         if counts.opens - counts.cancels != counts.live {
@@ -292,18 +292,18 @@ final class ChurnDriver {
                 "keep counters opens \(counts.opens) − cancels \(counts.cancels) = \(counts.opens - counts.cancels), "
                 + "but the keep set has \(counts.live) live channels"))
         }
-        let channels = metrics["channels"]
-        if let opens = channels?["opens"]?.intValue, let cancels = channels?["cancels"]?.intValue,
-           let live = channels?["live"]?.intValue, opens - cancels != live {
+        let channels = metrics?.channels
+        if let opens = channels.flatMap({ Formatting.exact($0.opens) }), let cancels = channels.flatMap({ Formatting.exact($0.cancels) }),
+           let live = channels.flatMap({ Formatting.exact($0.live) }), opens - cancels != live {
             violations.append(ChurnViolation(node: nodes[n].id, sample: sample, message:
                 "metrics channels.opens \(opens) − channels.cancels \(cancels) = \(opens - cancels), but channels.live is \(live)"))
         }
         let sampleValue = ChurnNodeSample(
             live: counts.live, settling: counts.settling, churnFollows: counts.churnFollows,
             opens: counts.opens, cancels: counts.cancels,
-            depth: metrics["mailbox"]?["depth"]?.intValue ?? 0,
-            fds: metrics["process"]?["fds"]?.intValue ?? 0,
-            socketsOpen: metrics["sockets"]?["open"]?.intValue ?? 0)
+            depth: metrics.flatMap { Formatting.exact($0.mailbox.depth) } ?? 0,
+            fds: metrics.flatMap { Formatting.exact($0.process.fds) } ?? 0,
+            socketsOpen: metrics.flatMap { Formatting.exact($0.sockets.open) } ?? 0)
         return (sampleValue, violations)
     }
 
@@ -330,11 +330,11 @@ final class ChurnDriver {
             Pause.sleep(.milliseconds(150))
             try dispatchAll(feedActions())
         }
-        try dispatchAll(nodes.indices.map { ($0, .object(["type": .string("unfollow"), "name": .string(ChurnDriver.followName(0))])) })
+        try dispatchAll(nodes.indices.map { ($0, .unfollow(name: ChurnDriver.followName(0))) })
         let setupDeadline = clock.now.advanced(by: settings.drainTimeout)
         var ready = false
         while !ready {
-            let keeps = try queryAll(.keep)
+            let keeps = try queryAll(.keep, KeepDocument.self)
             ready = keeps.allSatisfy { keep in
                 let counts = ChurnDriver.counts(keep)
                 return counts.liveFeeds == settings.feeds && counts.churnFollows == 0 && counts.settling == 0
@@ -347,12 +347,12 @@ final class ChurnDriver {
                 Pause.sleep(.milliseconds(100))
             }
         }
-        let before = try queryAll(.metrics)
+        let before = try queryAll(.metrics, MetricsDocument.self)
 
         // 2. The follows: F per node, each on one of the other nodes' feeds.
         let topicLists = nodes.indices.map { topics(for: $0) }
         var current = Array(repeating: [Int](), count: n)
-        var creates: [(node: Int, action: JSONValue)] = []
+        var creates: [(node: Int, action: OperatorAction)] = []
         for node in 0..<n {
             for i in 0..<settings.follows {
                 let choice = i % topicLists[node].count
@@ -375,10 +375,10 @@ final class ChurnDriver {
         var nextFeed = start.advanced(by: settings.feedInterval)
         var nextSample = start.advanced(by: settings.sampleInterval)
         var samples: [ChurnSample] = []
-        var outstanding: (ids: [(metrics: String, keep: String)], at: ContinuousClock.Instant)?
+        var outstanding: (ids: [(metrics: JSONValue, keep: JSONValue)], at: ContinuousClock.Instant)?
         var lastSample = (elapsed: 0.0, changes: 0)
         var maxDepth = Array(repeating: 0, count: n)
-        var endMetrics: [JSONValue] = []
+        var endMetrics: [MetricsDocument] = []
         func due(_ k: Int) -> ContinuousClock.Instant { start.advanced(by: .seconds(Double(k) * interval)) }
 
         func completeSample() {
@@ -390,8 +390,8 @@ final class ChurnDriver {
             let elapsed = start.duration(to: current.at).seconds
             var nodeSamples: [ChurnNodeSample] = []
             for node in 0..<n {
-                let metrics = (try? replies[node].removeValue(forKey: current.ids[node].metrics)!.get()) ?? .null
-                let keep = (try? replies[node].removeValue(forKey: current.ids[node].keep)!.get()) ?? .null
+                let metrics = take(node, current.ids[node].metrics, MetricsDocument.self)
+                let keep = take(node, current.ids[node].keep, KeepDocument.self)
                 let label = "sample \(index) (t=\(Formatting.threeDecimals(elapsed))s)"
                 let (value, found) = check(node: node, sample: label, metrics: metrics, keep: keep)
                 record(found)
@@ -445,15 +445,13 @@ final class ChurnDriver {
             completeSample()
             if outstanding != nil { try pumpOnce(until: clock.now.advanced(by: .milliseconds(20))) }
         }
-        endMetrics = try queryAll(.metrics)
+        endMetrics = try queryAll(.metrics, MetricsDocument.self)
         let beforeCleanup = samples.count
 
         // 4. Unfollow everything; the keep sets must show no churn follow in time.
-        var unfollows: [(node: Int, action: JSONValue)] = []
+        var unfollows: [(node: Int, action: OperatorAction)] = []
         for node in 0..<n {
-            for i in 0..<settings.follows {
-                unfollows.append((node, .object(["type": .string("unfollow"), "name": .string(ChurnDriver.followName(i))])))
-            }
+            for i in 0..<settings.follows { unfollows.append((node, .unfollow(name: ChurnDriver.followName(i)))) }
         }
         try dispatchAll(unfollows)
         let drainDeadline = clock.now.advanced(by: settings.drainTimeout)
@@ -461,8 +459,8 @@ final class ChurnDriver {
         var index = beforeCleanup
         var leftover: [Int] = []
         while !gone {
-            let metrics = try queryAll(.metrics)
-            let keeps = try queryAll(.keep)
+            let metrics = try queryAll(.metrics, MetricsDocument.self)
+            let keeps = try queryAll(.keep, KeepDocument.self)
             index += 1
             leftover = keeps.map { ChurnDriver.counts($0).churnFollows }
             for node in 0..<n {
@@ -484,10 +482,10 @@ final class ChurnDriver {
 
         // 5. fds, open sockets and live channels return to where they started.
         let settleDeadline = clock.now.advanced(by: settings.settleTimeout)
-        var after: [JSONValue] = []
+        var after: [MetricsDocument] = []
         var differences: [[String]] = []
         while true {
-            after = try queryAll(.metrics)
+            after = try queryAll(.metrics, MetricsDocument.self)
             differences = nodes.indices.map { ChurnDriver.differences(before: before[$0], after: after[$0]) }
             if differences.allSatisfy(\.isEmpty) || clock.now >= settleDeadline { break }
             Pause.sleep(.milliseconds(100))
@@ -503,14 +501,14 @@ final class ChurnDriver {
     }
 
     /// What has not returned to its starting value, as "fds 31 → 33".
-    static func differences(before: JSONValue, after: JSONValue) -> [String] {
-        let watched: [(label: String, path: [String])] = [
-            ("process.fds", ["process", "fds"]), ("sockets.open", ["sockets", "open"]), ("channels.live", ["channels", "live"]),
+    static func differences(before: MetricsDocument?, after: MetricsDocument?) -> [String] {
+        let watched: [(label: String, value: (MetricsDocument) -> Int)] = [
+            ("process.fds", \.process.fds), ("sockets.open", \.sockets.open), ("channels.live", \.channels.live),
         ]
         var found: [String] = []
         for item in watched {
-            let old = item.path.reduce(Optional(before)) { $0?[$1] }?.intValue
-            let new = item.path.reduce(Optional(after)) { $0?[$1] }?.intValue
+            let old = before.flatMap { Formatting.exact(item.value($0)) }
+            let new = after.flatMap { Formatting.exact(item.value($0)) }
             if old != new {
                 found.append("\(item.label) started at \(old.map(String.init) ?? "-") but is \(new.map(String.init) ?? "-")")
             }
@@ -520,11 +518,9 @@ final class ChurnDriver {
 
     /// Unsets the feeds the runs created (best effort, at the very end).
     func removeFeeds() throws {
-        var actions: [(node: Int, action: JSONValue)] = []
+        var actions: [(node: Int, action: OperatorAction)] = []
         for (n, node) in nodes.enumerated() {
-            for k in 0..<settings.feeds {
-                actions.append((n, .object(["type": .string("unset"), "topic": .string(ChurnDriver.feedTopic(node: node.id, k))])))
-            }
+            for k in 0..<settings.feeds { actions.append((n, .unset(topic: ChurnDriver.feedTopic(node: node.id, k)))) }
         }
         try dispatchAll(actions)
     }

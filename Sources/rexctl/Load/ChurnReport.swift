@@ -1,3 +1,5 @@
+import RexControl
+
 /// The figures of one run, per node and in total, and how they are printed and saved.
 struct ChurnFigures: Sendable, Equatable {
     var id: String
@@ -34,12 +36,11 @@ struct CycleHistogram: Sendable, Equatable {
     var counts: [Int: Int] = [:]
 
     /// Reads `reconcile.histogram`. A node may send any number of buckets, so counts add up
-    /// saturating (``saturatingSum(_:_:)``) instead of trapping on overflow.
-    init(_ metrics: JSONValue?) {
-        guard case .array(let buckets)? = metrics?["reconcile"]?["histogram"] else { return }
-        for bucket in buckets {
-            guard case .array(let pair) = bucket, pair.count == 2,
-                  let edge = pair[0].intValue, let count = pair[1].intValue else { continue }
+    /// saturating (``saturatingSum(_:_:)``) instead of trapping on overflow; a bucket whose
+    /// numbers JSON does not carry exactly (``Formatting/exact(_:)``) is left out.
+    init(_ metrics: MetricsDocument?) {
+        for bucket in metrics?.reconcile.histogram ?? [] {
+            guard let edge = Formatting.exact(bucket.upperEdgeNanoseconds), let count = Formatting.exact(bucket.count) else { continue }
             counts[edge] = CycleHistogram.saturatingSum(counts[edge, default: 0], count)
         }
     }
@@ -85,12 +86,14 @@ struct CycleHistogram: Sendable, Equatable {
 }
 
 enum ChurnReport {
-    static func int(_ value: JSONValue?, _ path: String...) -> Int {
-        path.reduce(value) { $0?[$1] }?.intValue ?? 0
+    /// A counter of `metrics`, 0 when absent or beyond what JSON carries exactly
+    /// (``Formatting/exact(_:)``), so that differences of two never overflow.
+    static func int(_ metrics: MetricsDocument?, _ field: (MetricsDocument) -> Int) -> Int {
+        metrics.flatMap { Formatting.exact(field($0)) } ?? 0
     }
 
-    static func double(_ value: JSONValue?, _ path: String...) -> Double {
-        path.reduce(value) { $0?[$1] }?.doubleValue ?? 0
+    static func double(_ metrics: MetricsDocument?, _ field: (MetricsDocument) -> Double) -> Double {
+        metrics.map(field) ?? 0
     }
 
     /// Per node, then the total (sums; maxima for latencies and depths).
@@ -98,30 +101,30 @@ enum ChurnReport {
         let seconds = max(run.elapsed, 0.001)
         let targetPerNode = run.settings.rate / Double(run.nodeIDs.count)
         var list: [ChurnFigures] = []
-        var allCycles = CycleHistogram(nil)
+        var allCycles = CycleHistogram(nil as MetricsDocument?)
         for (n, id) in run.nodeIDs.enumerated() {
             let before = run.before[n], end = run.end[n], after = run.after[n]
-            let cycles = int(end, "reconcile", "cycles") - int(before, "reconcile", "cycles")
-            let cost = (double(end, "reconcile", "buildMs") + double(end, "reconcile", "diffMs"))
-                - (double(before, "reconcile", "buildMs") + double(before, "reconcile", "diffMs"))
-            let created = int(end, "sockets", "created") - int(before, "sockets", "created")
+            let cycles = int(end, \.reconcile.cycles) - int(before, \.reconcile.cycles)
+            let cost = (double(end, \.reconcile.buildMs) + double(end, \.reconcile.diffMs))
+                - (double(before, \.reconcile.buildMs) + double(before, \.reconcile.diffMs))
+            let created = int(end, \.sockets.created) - int(before, \.sockets.created)
             let window = CycleHistogram(end).subtracting(CycleHistogram(before))
             allCycles.add(window)
             list.append(ChurnFigures(
                 id: id, changes: run.changes[n], achieved: Double(run.changes[n]) / seconds, target: targetPerNode,
-                cycles: cycles, p50Ms: window.isEmpty ? double(end, "reconcile", "p50Ms") : window.percentileMs(0.5),
-                p99Ms: window.isEmpty ? double(end, "reconcile", "p99Ms") : window.percentileMs(0.99),
-                maxMs: window.isEmpty ? double(end, "reconcile", "maxMs") : window.maxMs,
+                cycles: cycles, p50Ms: window.isEmpty ? double(end, \.reconcile.p50Ms) : window.percentileMs(0.5),
+                p99Ms: window.isEmpty ? double(end, \.reconcile.p99Ms) : window.percentileMs(0.99),
+                maxMs: window.isEmpty ? double(end, \.reconcile.maxMs) : window.maxMs,
                 meanMs: cycles > 0 ? cost / Double(cycles) : 0,
                 socketsCreated: created, socketsPerSecond: Double(created) / seconds,
-                channelRecreates: int(end, "channels", "recreates") - int(before, "channels", "recreates"),
-                published: int(end, "messages", "published") - int(before, "messages", "published"),
-                received: int(end, "messages", "received") - int(before, "messages", "received"),
-                gaps: int(end, "messages", "gaps") - int(before, "messages", "gaps"),
-                hwmDrops: int(end, "messages", "hwmDrops") - int(before, "messages", "hwmDrops"),
-                depthMax: run.maxSampledDepth[n], nodeMaxDepth: int(end, "mailbox", "maxDepth"),
-                rssBefore: int(before, "process", "rssBytes"), rssAfter: int(after, "process", "rssBytes"),
-                fdsBefore: int(before, "process", "fds"), fdsAfter: int(after, "process", "fds")))
+                channelRecreates: int(end, \.channels.recreates) - int(before, \.channels.recreates),
+                published: int(end, \.messages.published) - int(before, \.messages.published),
+                received: int(end, \.messages.received) - int(before, \.messages.received),
+                gaps: int(end, \.messages.gaps) - int(before, \.messages.gaps),
+                hwmDrops: int(end, \.messages.hwmDrops) - int(before, \.messages.hwmDrops),
+                depthMax: run.maxSampledDepth[n], nodeMaxDepth: int(end, \.mailbox.maxDepth),
+                rssBefore: int(before, \.process.rssBytes), rssAfter: int(after, \.process.rssBytes),
+                fdsBefore: int(before, \.process.fds), fdsAfter: int(after, \.process.fds)))
         }
         var total = ChurnFigures(
             id: "total", changes: 0, achieved: 0, target: run.settings.rate, cycles: 0, p50Ms: 0, p99Ms: 0, maxMs: 0,
@@ -205,18 +208,18 @@ enum ChurnReport {
 
     // MARK: JSON
 
-    static func number(_ value: Double) -> JSONValue {
+    static func number(_ value: Double) -> OrderedJSON.Value {
         guard value.isFinite else { return .null }
         if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
         if value < 0.001 || value < 0 { return .number(String(value)) }
         return .number(Formatting.threeDecimals(value))
     }
 
-    static func number(_ value: Int) -> JSONValue { .number(String(value)) }
+    static func number(_ value: Int) -> OrderedJSON.Value { .number(String(value)) }
 
-    static func json(_ f: ChurnFigures) -> JSONValue {
-        .object([
-            "id": .string(f.id), "changes": number(f.changes), "achievedPerSecond": number(f.achieved),
+    static func json(_ f: ChurnFigures) -> OrderedJSON {
+        [
+            "id": .encoding(f.id), "changes": number(f.changes), "achievedPerSecond": number(f.achieved),
             "targetPerSecond": number(f.target),
             "reconcile": .object(["cycles": number(f.cycles), "p50Ms": number(f.p50Ms), "p99Ms": number(f.p99Ms),
                                   "maxMs": number(f.maxMs), "meanMs": number(f.meanMs)]),
@@ -227,30 +230,30 @@ enum ChurnReport {
             "mailbox": .object(["sampledMaxDepth": number(f.depthMax), "nodeMaxDepth": number(f.nodeMaxDepth)]),
             "rssBytes": .object(["before": number(f.rssBefore), "after": number(f.rssAfter)]),
             "fds": .object(["before": number(f.fdsBefore), "after": number(f.fdsAfter)]),
-        ])
+        ]
     }
 
-    static func json(_ run: ChurnRunResult) -> JSONValue {
+    static func json(_ run: ChurnRunResult) -> OrderedJSON {
         let (nodes, total) = figures(run)
-        let samples: [JSONValue] = run.samples.map { sample in
+        let samples: [OrderedJSON.Value] = run.samples.map { sample in
             .object([
                 "index": number(sample.index), "elapsedS": number(sample.elapsed), "changesPerSecond": number(sample.rate),
                 "nodes": .array(zip(run.nodeIDs, sample.nodes).map { id, s in
-                    .object(["id": .string(id), "live": number(s.live), "settling": number(s.settling),
+                    .object(["id": .encoding(id), "live": number(s.live), "settling": number(s.settling),
                              "churnFollows": number(s.churnFollows), "opens": number(s.opens), "cancels": number(s.cancels),
                              "mailboxDepth": number(s.depth), "fds": number(s.fds), "socketsOpen": number(s.socketsOpen)])
                 }),
             ])
         }
-        return .object([
+        return [
             "targetPerSecond": number(run.settings.rate), "durationS": number(run.settings.duration.seconds),
             "elapsedS": number(run.elapsed), "scheduledChanges": number(run.scheduled),
             "followsPerNode": number(run.settings.follows), "feedsPerNode": number(run.settings.feeds),
-            "fromPeers": .bool(run.settings.fromPeers),
-            "ok": .bool(run.violations.isEmpty),
-            "violations": .array(run.violations.map { .string($0.description) }),
-            "nodes": .array(nodes.map(json)), "total": json(total),
+            "fromPeers": .encoding(run.settings.fromPeers),
+            "ok": .encoding(run.violations.isEmpty),
+            "violations": .encoding(run.violations.map(\.description)),
+            "nodes": .array(nodes.map { .object(json($0)) }), "total": .object(json(total)),
             "samples": .array(samples),
-        ])
+        ]
     }
 }

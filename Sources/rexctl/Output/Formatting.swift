@@ -1,9 +1,9 @@
 /// Small text helpers shared by the table renderers.
 ///
 /// Their numbers mostly come from node replies, which are hostile input: a value may be
-/// `1e300`, `-1e300` or (as `1e999`) infinite. No helper converts a `Double` to an integer
-/// without ``wholeNumber(_:)``, and a value it cannot show exactly is shown as written
-/// (`1e300ms`) or in Swift's notation (`1e+18/s`) instead of trapping.
+/// `Int.max`, `-1e300` or, computed from others, infinite. No helper converts a `Double` to an
+/// integer without ``wholeNumber(_:)``, and a value it cannot show exactly is shown in Swift's
+/// notation (`1e+18/s`) instead of trapping.
 enum Formatting {
     /// The largest magnitude a `Double` holds with every integer below it exact (2^53 − 1):
     /// the range JSON numbers interoperate in (RFC 8259 §6).
@@ -18,31 +18,42 @@ enum Formatting {
         return Int64(rounded)
     }
 
-    /// A millisecond count as `850ms`, `3.9s`, `2m5s`; `-` when absent; as written plus `ms` when out of range.
-    static func milliseconds(_ value: JSONValue?) -> String {
-        guard let value, let double = value.doubleValue else { return "-" }
-        guard let whole = wholeNumber(double) else { return value.displayText + "ms" }
-        return DurationParser.formatMilliseconds(whole)
+    /// A whole number of milliseconds as `850ms`, `3.9s`, `2m5s`; `-` when absent.
+    static func milliseconds(_ value: Int?) -> String {
+        guard let value else { return "-" }
+        return DurationParser.formatMilliseconds(Int64(value))
     }
 
-    /// A millisecond count rexctl computed from node values, e.g. `88ms`; Swift's notation
-    /// (`2e+300ms`) when out of range.
-    static func milliseconds(_ value: Double) -> String {
+    /// Milliseconds with a fraction (a settle, a computed age), rounded to whole ones: `50ms`;
+    /// `-` when absent; Swift's notation (`2e+300ms`) when out of range.
+    static func milliseconds(_ value: Double?) -> String {
+        guard let value else { return "-" }
         guard let whole = wholeNumber(value) else { return "\(value)ms" }
         return DurationParser.formatMilliseconds(whole)
     }
 
-    /// A value as a table cell: strings bare, `-` for null or absent.
-    static func cell(_ value: JSONValue?) -> String {
-        guard let value, !value.isNull else { return "-" }
-        return value.displayText
+    /// A value as a table cell: `-` for none.
+    static func cell(_ value: String?) -> String { value ?? "-" }
+
+    /// A number as a table cell: `-` for none.
+    static func cell(_ value: (some BinaryInteger)?) -> String { value.map { "\($0)" } ?? "-" }
+
+    /// Milliseconds as seconds with millisecond precision, e.g. `1.150s`, `-0.005s` (history timestamps).
+    static func preciseSeconds(_ milliseconds: Int) -> String {
+        (milliseconds < 0 ? "-" : "") + decimals(UInt64(milliseconds.magnitude), places: 3) + "s"
     }
 
-    /// Seconds with millisecond precision, e.g. `1.150s`, `-0.005s` (history timestamps).
-    static func preciseSeconds(_ value: JSONValue?) -> String {
-        guard let value, let milliseconds = value.doubleValue else { return "-" }
-        guard let whole = wholeNumber(milliseconds) else { return value.displayText + "ms" }
-        return (whole < 0 ? "-" : "") + decimals(whole.magnitude, places: 3) + "s"
+    /// `value`, or nil beyond ±``maxExactInteger``: node counters are hostile input, and
+    /// bounding them to the integers JSON carries exactly means sums and differences of a few
+    /// of them cannot overflow an `Int`.
+    static func exact(_ value: Int) -> Int? {
+        (-maxExactInteger...maxExactInteger).contains(Int64(value)) ? value : nil
+    }
+
+    /// `a − b`, or nil when it does not fit an `Int`.
+    static func difference(_ a: Int, _ b: Int) -> Int? {
+        let (result, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? nil : result
     }
 
     /// A rate with one decimal, e.g. `99.8/s`.

@@ -23,7 +23,7 @@
 ///
 /// ``Table`` and ``FieldList`` escape every cell, and ``TextOutput/errorLine(_:)`` every error
 /// message, so commands hand them node text as it arrived. `-o json` output is not escaped this
-/// way: ``JSONValue/compactText`` escapes the same characters the JSON way (`\u001b`).
+/// way: ``TerminalJSON`` escapes the same characters the JSON way (`\u001b`).
 enum TerminalText {
     /// `text` with every character of the table above replaced by its escape.
     static func escaped(_ text: String) -> String {

@@ -1,0 +1,187 @@
+/// The result of `metrics`: the node's counters, grouped (docs/protocol.md, "Metrics fields").
+public struct MetricsDocument: Codable, Sendable, Equatable {
+    /// Milliseconds since the node started.
+    public var uptimeMs: Int
+    public var reconcile: Reconcile
+    public var channels: Channels
+    public var messages: Messages
+    public var snapshots: Snapshots
+    public var limits: Limits
+    public var mailbox: Mailbox
+    public var sockets: Sockets
+    public var process: Process
+
+    public init(
+        uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,
+        mailbox: Mailbox, sockets: Sockets, process: Process
+    ) {
+        self.uptimeMs = uptimeMs
+        self.reconcile = reconcile
+        self.channels = channels
+        self.messages = messages
+        self.snapshots = snapshots
+        self.limits = limits
+        self.mailbox = mailbox
+        self.sockets = sockets
+        self.process = process
+    }
+
+    /// Reconcile cycles: counts, and durations in ms.
+    public struct Reconcile: Codable, Sendable, Equatable {
+        public var cycles: Int
+        public var changedCycles: Int
+        public var lastMs: Double
+        public var maxMs: Double
+        /// Totals since start: evaluating supervise, and diffing and applying.
+        public var buildMs: Double
+        public var diffMs: Double
+        /// Percentiles of whole cycles since start (within a bucket's width).
+        public var p50Ms: Double
+        public var p99Ms: Double
+        /// The non-empty buckets of every cycle's duration.
+        public var histogram: [HistogramBucket]
+
+        public init(
+            cycles: Int, changedCycles: Int, lastMs: Double, maxMs: Double, buildMs: Double, diffMs: Double, p50Ms: Double,
+            p99Ms: Double, histogram: [HistogramBucket]
+        ) {
+            self.cycles = cycles
+            self.changedCycles = changedCycles
+            self.lastMs = lastMs
+            self.maxMs = maxMs
+            self.buildMs = buildMs
+            self.diffMs = diffMs
+            self.p50Ms = p50Ms
+            self.p99Ms = p99Ms
+            self.histogram = histogram
+        }
+    }
+
+    /// One bucket of the cycle-duration histogram, written `[upper edge in ns, count]`.
+    public struct HistogramBucket: Codable, Sendable, Equatable {
+        public var upperEdgeNanoseconds: Int
+        public var count: Int
+
+        public init(upperEdgeNanoseconds: Int, count: Int) {
+            self.upperEdgeNanoseconds = upperEdgeNanoseconds
+            self.count = count
+        }
+
+        public init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            upperEdgeNanoseconds = try container.decode(Int.self)
+            count = try container.decode(Int.self)
+            guard container.isAtEnd else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a bucket is [edge, count]")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(upperEdgeNanoseconds)
+            try container.encode(count)
+        }
+    }
+
+    /// Channel instances opened, cancelled and recreated since start, and live now.
+    public struct Channels: Codable, Sendable, Equatable {
+        public var opens: Int
+        public var cancels: Int
+        public var recreates: Int
+        public var live: Int
+
+        public init(opens: Int, cancels: Int, recreates: Int, live: Int) {
+            self.opens = opens
+            self.cancels = cancels
+            self.recreates = recreates
+            self.live = live
+        }
+    }
+
+    /// Data-plane messages: what the node's sockets counted, and the follows' sums.
+    public struct Messages: Codable, Sendable, Equatable {
+        public var published: Int
+        public var received: Int
+        public var malformed: Int
+        public var oversized: Int
+        public var hwmDrops: Int
+        /// The follows' sums (saturating).
+        public var gaps: Int
+        public var duplicates: Int
+        public var reordered: Int
+        public var restarts: Int
+        public var evicted: Int
+
+        public init(
+            published: Int, received: Int, malformed: Int, oversized: Int, hwmDrops: Int, gaps: Int, duplicates: Int,
+            reordered: Int, restarts: Int, evicted: Int
+        ) {
+            self.published = published
+            self.received = received
+            self.malformed = malformed
+            self.oversized = oversized
+            self.hwmDrops = hwmDrops
+            self.gaps = gaps
+            self.duplicates = duplicates
+            self.reordered = reordered
+            self.restarts = restarts
+            self.evicted = evicted
+        }
+    }
+
+    /// Snapshot requests answered, and values held back by the snapshot rate.
+    public struct Snapshots: Codable, Sendable, Equatable {
+        public var served: Int
+        public var refused: Int
+
+        public init(served: Int, refused: Int) {
+            self.served = served
+            self.refused = refused
+        }
+    }
+
+    /// What the node refused at its limits.
+    public struct Limits: Codable, Sendable, Equatable {
+        /// The state's `refused`.
+        public var refusedActions: Int
+        public var subscriptionsUntracked: Int
+
+        public init(refusedActions: Int, subscriptionsUntracked: Int) {
+            self.refusedActions = refusedActions
+            self.subscriptionsUntracked = subscriptionsUntracked
+        }
+    }
+
+    /// Inputs waiting for the store's executor now, and the most that ever waited.
+    public struct Mailbox: Codable, Sendable, Equatable {
+        public var depth: Int
+        public var maxDepth: Int
+
+        public init(depth: Int, maxDepth: Int) {
+            self.depth = depth
+            self.maxDepth = maxDepth
+        }
+    }
+
+    /// Sockets open now, and dedicated SUB sockets created so far.
+    public struct Sockets: Codable, Sendable, Equatable {
+        public var open: Int
+        public var created: Int
+
+        public init(open: Int, created: Int) {
+            self.open = open
+            self.created = created
+        }
+    }
+
+    /// The node process: resident memory and open file descriptors.
+    public struct Process: Codable, Sendable, Equatable {
+        public var rssBytes: Int
+        public var fds: Int
+
+        public init(rssBytes: Int, fds: Int) {
+            self.rssBytes = rssBytes
+            self.fds = fds
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import RexControl
+import SwiftRex
+
+extension MetricsDocument {
+    /// The metrics of a node from what it counts: the engine, its sockets, its state, its
+    /// store's mailbox and the process.
+    init(
+        uptimeMs: Int, reconcile counters: ReconcileCounters, io: NodeIO.Counters, state: NodeState,
+        mailbox: (depth: Int, maxDepth: Int), process: Process
+    ) {
+        let follows = state.follows.values
+        self.init(
+            uptimeMs: uptimeMs,
+            reconcile: Reconcile(
+                cycles: counters.cycles, changedCycles: counters.changedCycles,
+                lastMs: counters.lastDuration.milliseconds, maxMs: counters.maxDuration.milliseconds,
+                buildMs: counters.totalBuildDuration.milliseconds, diffMs: counters.totalDiffDuration.milliseconds,
+                p50Ms: counters.cycleDurations.percentile(0.5).milliseconds,
+                p99Ms: counters.cycleDurations.percentile(0.99).milliseconds,
+                histogram: counters.cycleDurations.buckets.map {
+                    HistogramBucket(upperEdgeNanoseconds: Int(clamping: $0.upperEdgeNanoseconds), count: $0.count)
+                }
+            ),
+            channels: Channels(
+                opens: counters.opens, cancels: counters.cancels, recreates: counters.recreates, live: counters.liveChannels
+            ),
+            messages: Messages(
+                published: io.published, received: io.received, malformed: io.malformed, oversized: io.oversized,
+                hwmDrops: io.hwmDrops, gaps: follows.saturatingSum(\.gaps), duplicates: follows.saturatingSum(\.duplicates),
+                reordered: follows.saturatingSum(\.reordered), restarts: follows.saturatingSum(\.restarts),
+                evicted: follows.saturatingSum(\.evicted)
+            ),
+            snapshots: Snapshots(served: io.snapshotsServed, refused: io.snapshotsRefused),
+            limits: Limits(refusedActions: state.refused, subscriptionsUntracked: io.subscriptionsUntracked),
+            mailbox: Mailbox(depth: mailbox.depth, maxDepth: mailbox.maxDepth),
+            sockets: Sockets(open: io.socketsOpen, created: io.socketsCreated),
+            process: process
+        )
+    }
+}
+
+extension MetricsDocument.Process {
+    /// This process, read from /proc (file reads: call it off the reactor).
+    static var current: Self {
+        Self(rssBytes: ProcessStats.residentBytes, fds: ProcessStats.openFileDescriptors)
+    }
+}
+
+extension Sequence {
+    /// The sum of an integer field, saturating at `Int.max` (counters from hostile peers may be huge).
+    fileprivate func saturatingSum(_ field: (Element) -> Int) -> Int {
+        var total = 0
+        for element in self {
+            let (sum, overflow) = total.addingReportingOverflow(field(element))
+            total = overflow ? Int.max : sum
+        }
+        return total
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import RexControl
+import RexNode
+import Testing
+
+/// The `watch` op against a node in-process: the first push, a push per change, unwatch,
+/// leases, the watcher limit and clients that vanish.
+@Suite(.serialized) struct WatchTests {
+    func decode(_ text: String?) throws -> (id: JSONValue?, watch: WatchDocument) {
+        let reply = ReceivedReply(Array(try #require(text).utf8))
+        return (reply.id, try reply.result(WatchDocument.self).get())
+    }
+
+    @Test func firstPushThenOnePushPerChange() async throws {
+        let node = try startQuietNode("w1")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        let (id, first) = try decode(try await client.request(#"{"v": 1, "id": "w", "op": "watch", "documents": ["keep", "state"]}"#))
+        #expect(id == .string("w"))
+        #expect(first.sequence == 1 && first.leaseMs == WatchPolicy.defaultLeaseMs)
+        #expect(first.state?.id == "w1" && first.state?.feeds.isEmpty == true)
+        #expect(first.keep?.channels.map(\.id).contains("pub") == true)
+
+        node.dispatch(.set(topic: "eu.prices", value: "42"))
+        var sequence = 1
+        var feedSeen = false
+        var liveFeed = false
+        while !(feedSeen && liveFeed) {
+            let (pushID, push) = try decode(try await client.next())
+            #expect(pushID == .string("w"))
+            sequence += 1
+            #expect(push.sequence == sequence, "pushes are numbered without gaps")
+            if let state = push.state { feedSeen = state.feeds["eu.prices"]?.value == "42" }
+            if let keep = push.keep { liveFeed = keep.channels.contains { $0.id == "feed[eu.prices]" && $0.status == .live } }
+        }
+        await node.stop()
+    }
+
+    /// A settle ends without a batch of actions: the watch still sees the channel go live.
+    @Test func keepPushesFollowSettlesToLive() async throws {
+        let node = try startQuietNode("w2")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        _ = try decode(try await client.request(#"{"v": 1, "id": "k", "op": "watch", "documents": ["keep"]}"#))
+        node.dispatch(.follow(name: "prices", topic: "eu.prices", from: nil))
+        var statuses: [KeepDocument.Channel.Status] = []
+        while statuses.last != .live {
+            let push = try decode(try await client.next()).watch
+            #expect(push.state == nil, "only what is watched")
+            if let channel = push.keep?.channels.first(where: { $0.id == "follow[prices]" }) { statuses.append(channel.status) }
+        }
+        await node.stop()
+    }
+
+    @Test func changesCoalesceToAtMostOnePushPerInterval() async throws {
+        let node = try startQuietNode("w3")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        _ = try decode(try await client.request(#"{"v": 1, "id": "s", "op": "watch", "documents": ["state"]}"#))
+        let start = ContinuousClock.now
+        for value in 1...2_000 { node.dispatch(.set(topic: "t", value: "\(value)")) }
+        var pushes = 0
+        var last: String?
+        while last != "2000" {
+            let push = try decode(try await client.next()).watch
+            pushes += 1
+            last = push.state?.feeds["t"]?.value
+        }
+        let elapsed = ContinuousClock.now - start
+        let allowed = Int(elapsed / .milliseconds(WatchPolicy.pushIntervalMs)) + 2
+        #expect(pushes <= allowed, "\(pushes) pushes in \(elapsed)")
+        await node.stop()
+    }
+
+    @Test func unwatchStopsThePushes() async throws {
+        let node = try startQuietNode("w4")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        _ = try decode(try await client.request(#"{"v": 1, "id": "s", "op": "watch", "documents": ["state"]}"#))
+        #expect(try await client.request(#"{"v": 1, "id": "u", "op": "unwatch", "watch": "s"}"#)
+            == #"{"id":"u","ok":true,"result":{"unwatched":1},"v":1}"#)
+        node.dispatch(.set(topic: "t", value: "1"))
+        #expect(await eventually { node.state.feeds["t"] != nil })
+        #expect(try await client.next(timeout: .milliseconds(300)) == nil, "no push after unwatch")
+        #expect(try await client.request(#"{"v": 1, "id": "r", "op": "renew"}"#) == #"{"id":"r","ok":true,"result":{"renewed":0},"v":1}"#)
+        await node.stop()
+    }
+
+    @Test func aLeaseThatIsNotRenewedEndsTheWatch() async throws {
+        let node = try startQuietNode("w5")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        _ = try decode(try await client.request(#"{"v": 1, "id": "a", "op": "watch", "documents": ["state"], "leaseMs": 1000}"#))
+        _ = try decode(try await client.request(#"{"v": 1, "id": "b", "op": "watch", "documents": ["state"], "leaseMs": 1000}"#))
+        for _ in 0..<4 {
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await client.request(#"{"v": 1, "id": "r", "op": "renew", "watch": "a"}"#)
+                == #"{"id":"r","ok":true,"result":{"renewed":1},"v":1}"#)
+        }
+        #expect(try await client.request(#"{"v": 1, "id": "r", "op": "renew", "watch": "b"}"#)
+            == #"{"id":"r","ok":true,"result":{"renewed":0},"v":1}"#, "b expired after 1 s")
+        node.dispatch(.set(topic: "t", value: "1"))
+        let push = try decode(try await client.next())
+        #expect(push.id == .string("a"), "a still watches")
+        await node.stop()
+    }
+
+    @Test func watchersAreBoundedAndLeasesFreeTheirPlaces() async throws {
+        let node = try startQuietNode("w6")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        for index in 0..<WatchPolicy.maxWatchers {
+            _ = try decode(try await client.request(#"{"v": 1, "id": \#(index), "op": "watch", "documents": ["state"], "leaseMs": 1000}"#))
+        }
+        let other = try RawControlClient(node.controlEndpoint)
+        defer { other.close() }
+        let refused = try #require(try await other.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#))
+        #expect(refused.hasPrefix(#"{"error":{"code":"limitReached","message":"this node serves 64 watches, its limit"#), "\(refused)")
+        try await Task.sleep(for: .milliseconds(1_200))
+        let (id, accepted) = try decode(try await other.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#))
+        #expect(id == .string("x") && accepted.sequence == 1, "the expired leases made room")
+        await node.stop()
+    }
+
+    /// ROUTER cannot see a client leave; a push to it fails, and the watcher is dropped at once.
+    @Test func aVanishedClientIsDroppedAtItsNextPush() async throws {
+        let node = try startQuietNode("w7")
+        let gone = try RawControlClient(node.controlEndpoint)
+        for index in 0..<WatchPolicy.maxWatchers {
+            _ = try decode(try await gone.request(#"{"v": 1, "id": \#(index), "op": "watch", "documents": ["state"]}"#))
+        }
+        gone.close()
+        try await Task.sleep(for: .milliseconds(100))
+        node.dispatch(.set(topic: "t", value: "1"))
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        var accepted = false
+        for _ in 0..<50 where !accepted {
+            let reply = try #require(try await client.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#))
+            accepted = reply.contains(#""ok":true"#)
+            if !accepted { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(accepted, "the vanished client's 64 watches were dropped")
+        await node.stop()
+    }
+
+    @Test(arguments: [
+        (#"{"v": 1, "op": "watch"}"#, "field 'documents' must list what to watch (keep, state)"),
+        (#"{"v": 1, "op": "watch", "documents": []}"#, "field 'documents' must list what to watch (keep, state)"),
+        (#"{"v": 1, "op": "watch", "documents": ["metrics"]}"#, "unknown document 'metrics' to watch (expected keep, state)"),
+        (#"{"v": 1, "op": "watch", "documents": ["state"], "leaseMs": 5}"#,
+         "field 'leaseMs' must be a whole number of milliseconds from 1000 to 60000"),
+        (#"{"v": 1, "op": "watch", "documents": ["state"], "leaseMs": "10s"}"#,
+         "field 'leaseMs' must be a whole number of milliseconds from 1000 to 60000"),
+    ])
+    func malformedWatchesAreRefused(request: String, message: String) async throws {
+        let node = try startQuietNode("w8")
+        let client = try RawControlClient(node.controlEndpoint)
+        defer { client.close() }
+        #expect(try await client.request(request) == #"{"error":{"code":"badRequest","message":"\#(message)"},"id":null,"ok":false,"v":1}"#)
+        await node.stop()
+    }
+}
