@@ -1,6 +1,7 @@
 import Foundation
 import RexControl
 import RexNode
+import NodeTestSupport
 import Testing
 
 /// The node's replies, byte for byte, as scripts see them on the wire: captured from the node
@@ -138,7 +139,7 @@ import Testing
             let reply = try await client.request(request)
             #expect(reply == expected, "request: \(request)")
         }
-        #expect(await eventually { node.state.feeds.count == 2 })
+        #expect(await waitFor(node) { $0.feeds.count == 2 })
         let refused = try await client.request(#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "c", "value": "1"}}"#)
         #expect(refused == #"{"error":{"code":"limitReached","message":"node g1 holds 2 feeds, its limit (--max-feeds)"},"id":null,"ok":false,"v":1}"#)
         await node.stop()
@@ -158,7 +159,7 @@ import Testing
         ] {
             _ = try await client.request(#"{"v": 1, "op": "dispatch", "action": \#(action)}"#)
         }
-        #expect(await eventually { node.state.follows["news"]?.endpoint != nil })
+        #expect(await waitFor(node) { $0.follows["news"]?.endpoint != nil })
         #expect(await eventually {
             let keep = await node.store.keep()
             return keep.channels.count == 7 && keep.channels.allSatisfy { $0.status == .live }
@@ -197,7 +198,7 @@ import Testing
         for topic in ["a9", "a10", "b", "B"] {
             _ = try await client.request(#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(topic)", "value": "1"}}"#)
         }
-        #expect(await eventually { node.state.feeds.count == 4 })
+        #expect(await waitFor(node) { $0.feeds.count == 4 })
         let state = try #require(try await client.request(#"{"v": 1, "op": "state"}"#))
         #expect(state.contains(#""feeds":{"B":{"value":"1"},"a10":{"value":"1"},"a9":{"value":"1"},"b":{"value":"1"}}"#), "\(state)")
         await node.stop()

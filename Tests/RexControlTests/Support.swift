@@ -1,6 +1,7 @@
 import Foundation
 import RexControl
 import RexNode
+import NodeTestSupport
 import ZMQ
 
 /// Starts a node on free loopback ports whose state moves only when a test acts: heartbeats an
@@ -10,26 +11,6 @@ func startQuietNode(_ id: String, limits: NodeLimits = NodeLimits()) throws -> N
         id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
         settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 3_600_000, limits: limits),
         logLevel: .error))
-}
-
-/// Waits until `condition` holds, checking every 5 ms, for at most `timeout` of wall time.
-@discardableResult
-func eventually(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return await condition()
-}
-
-/// Runs blocking socket work on a thread of its own, never on the cooperative pool (a node
-/// answers some requests through a task there; on 2 cores a blocked pool thread starves it).
-func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
 }
 
 /// A DEALER connected to a node's control endpoint, sending raw request text and returning

@@ -1,6 +1,7 @@
 import Foundation
 import RexControl
 import RexNode
+import NodeTestSupport
 import Testing
 
 /// The `watch` op against a node in-process: the first push, a push per change, unwatch,
@@ -80,7 +81,7 @@ import Testing
         #expect(try await client.request(#"{"v": 1, "id": "u", "op": "unwatch", "watch": "s"}"#)
             == #"{"id":"u","ok":true,"result":{"unwatched":1},"v":1}"#)
         node.dispatch(.set(topic: "t", value: "1"))
-        #expect(await eventually { node.state.feeds["t"] != nil })
+        #expect(await waitFor(node) { $0.feeds["t"] != nil })
         #expect(try await client.next(timeout: .milliseconds(300)) == nil, "no push after unwatch")
         #expect(try await client.request(#"{"v": 1, "id": "r", "op": "renew"}"#) == #"{"id":"r","ok":true,"result":{"renewed":0},"v":1}"#)
         await node.stop()

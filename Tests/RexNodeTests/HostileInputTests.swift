@@ -1,5 +1,6 @@
 import RexControl
 import Foundation
+import NodeTestSupport
 import Testing
 import ZMQ
 @testable import RexNode

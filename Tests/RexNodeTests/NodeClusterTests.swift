@@ -1,5 +1,6 @@
 import RexControl
 import Foundation
+import NodeTestSupport
 import Testing
 @testable import RexNode
 import SwiftRex
