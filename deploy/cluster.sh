@@ -121,38 +121,35 @@ start_node() {
     echo "$pid" >"$PID_DIR/$id.pid"
 }
 
-# Signals the given "PID ID" pairs with SIGTERM, waits up to STOP_GRACE seconds, then SIGKILLs.
+# Signals the given "PID ID" pairs with SIGTERM and waits until each has exited (every thread
+# gone, so its sockets are closed), for up to STOP_GRACE seconds; SIGKILLs what is left and waits
+# up to 5 s more for that. Each process is followed by pid and start time, so a pid handed on to
+# another process after the node is reaped is never waited for, nor killed.
 stop_processes() {
-    local -a pairs=("$@")
-    local pair pid id deadline remaining
-    for pair in "${pairs[@]}"; do
+    local pair pid id start entry
+    local -a signalled=() left=()
+    for pair in "$@"; do
         read -r pid id <<<"$pair"
-        is_our_node "$pid" "$id" && kill -TERM "$pid" 2>/dev/null || true
+        is_our_node "$pid" "$id" || continue
+        start=$(process_start_time "$pid") || continue
+        kill -TERM "$pid" 2>/dev/null || continue
+        signalled+=("$pid $start $id")
     done
-    deadline=$(($(now_ms) + STOP_GRACE * 1000))
-    while :; do
-        remaining=()
-        for pair in "${pairs[@]}"; do
-            read -r pid id <<<"$pair"
-            pid_alive "$pid" && is_our_node "$pid" "$id" && remaining+=("$pair")
-        done
-        [ ${#remaining[@]} -eq 0 ] && return 0
-        [ "$(now_ms)" -ge "$deadline" ] && break
-        sleep 0.05
-    done
-    for pair in "${remaining[@]}"; do
-        read -r pid id <<<"$pair"
+    [ ${#signalled[@]} -gt 0 ] || return 0
+    mapfile -t left < <(wait_exited $((STOP_GRACE * 1000)) "${signalled[@]}")
+    [ ${#left[@]} -eq 0 ] && return 0
+    for entry in "${left[@]}"; do
+        read -r pid start id <<<"$entry"
         warn "$id (pid $pid) did not exit within ${STOP_GRACE}s of SIGTERM: SIGKILL"
-        kill -KILL "$pid" 2>/dev/null || true
+        process_running "$pid" "$start" && kill -KILL "$pid" 2>/dev/null || true
     done
-    deadline=$(($(now_ms) + 5000))
-    for pair in "${remaining[@]}"; do
-        read -r pid id <<<"$pair"
-        while pid_alive "$pid"; do
-            [ "$(now_ms)" -lt "$deadline" ] || fatal "$id (pid $pid) survived SIGKILL"
-            sleep 0.05
-        done
+    mapfile -t left < <(wait_exited 5000 "${left[@]}")
+    [ ${#left[@]} -eq 0 ] && return 0
+    for entry in "${left[@]}"; do
+        read -r pid start id <<<"$entry"
+        error "$id (pid $pid) survived SIGKILL for 5 s"
     done
+    exit 1
 }
 
 # Waits until no cluster port is bound (a dead process's sockets close at once; this is a check).
@@ -398,7 +395,7 @@ cmd_restart() {
 
 cmd_kill() {
     [ $# -eq 1 ] || usage
-    local id=$1 pid deadline
+    local id=$1 pid start
     require_node "$id"
     if ! node_running "$id"; then
         info "$id is not running"
@@ -406,12 +403,9 @@ cmd_kill() {
         return 0
     fi
     pid=$(pid_of "$id")
+    start=$(process_start_time "$pid") || start=''
     kill -KILL "$pid"
-    deadline=$(($(now_ms) + 5000))
-    while pid_alive "$pid"; do
-        [ "$(now_ms)" -lt "$deadline" ] || fatal "$id (pid $pid) survived SIGKILL"
-        sleep 0.02
-    done
+    [ -z "$(wait_exited 5000 "$pid $start")" ] || fatal "$id (pid $pid) survived SIGKILL for 5 s"
     rm -f "$PID_DIR/$id.pid"
     ok "killed $id (pid $pid, SIGKILL)"
 }

@@ -90,25 +90,85 @@ import Testing
         await holder.stop()
     }
 
-    @Test func startsAnswersPingAndExitsZeroOnSIGTERM() async throws {
+    /// SIGTERM: exit 0, and the process is gone (every thread exited, so its sockets are closed)
+    /// within 100 ms of logging `stopped`: `deploy/cluster.sh down` waits for exactly that.
+    @Test func startsAnswersPingAndExitsZeroOnSIGTERMRightAfterLoggingStopped() async throws {
         let port = try freeLoopbackPort()
         let control = "tcp://127.0.0.1:\(port)"
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["--id", "p1", "--pub", "tcp://127.0.0.1:*", "--control", control, "--log-level", "warning"]
-        process.standardError = FileHandle.nullDevice
+        process.arguments = ["--id", "p1", "--pub", "tcp://127.0.0.1:*", "--control", control, "--log-level", "info"]
+        let log = Pipe()
+        process.standardError = log
         try process.run()
         defer { if process.isRunning { process.terminate() } }
+        let logReader = log.fileHandleForReading
+        let stoppedLogged = Task { try await offPool { Self.arrival(ofLineContaining: "event=stopped", in: logReader) } }
         var answered = false
         for _ in 0..<50 where !answered {
             answered = ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
         }
         #expect(answered, "the node answered ping")
-        let start = ContinuousClock.now
+        let pid = process.processIdentifier
+        let signalled = ContinuousClock.now
         process.terminate()   // SIGTERM
+        let exited = try await offPool { Self.exit(of: pid, timeout: .seconds(5)) }
+        let stopped = try await stoppedLogged.value
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(ContinuousClock.now - start < .seconds(1), "exits within a second")
+        let exitedAt = try #require(exited, "exits within 5 s of SIGTERM")
+        let stoppedAt = try #require(stopped, "logs stopped")
+        #expect(exitedAt - signalled < .milliseconds(500), "exits within 500 ms of SIGTERM (took \(exitedAt - signalled))")
+        #expect(exitedAt - stoppedAt < .milliseconds(100), "exits within 100 ms of logging stopped (took \(exitedAt - stoppedAt))")
+    }
+
+    /// When a line containing `text` arrived on `handle` (blocking; nil at end of file without one).
+    static func arrival(ofLineContaining text: String, in handle: FileHandle) -> ContinuousClock.Instant? {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(handle.fileDescriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            let now = ContinuousClock.now
+            pending += buffer[..<count]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                if String(decoding: pending[..<newline], as: UTF8.self).contains(text) { return now }
+                pending.removeSubrange(...newline)
+            }
+        }
+    }
+
+    /// When every thread of process `pid` had exited (a zombie waiting to be reaped counts as
+    /// exited: it holds no file or socket any more), checked every millisecond; nil after `timeout`.
+    static func exit(of pid: Int32, timeout: Duration) -> ContinuousClock.Instant? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !hasLiveThread(pid) { return ContinuousClock.now }
+            usleep(1_000)
+        }
+        return nil
+    }
+
+    /// Whether any thread of `pid` is neither a zombie nor dead, by its state in /proc/PID/task/TID/stat.
+    static func hasLiveThread(_ pid: Int32) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return false }
+        return threads.contains { thread in
+            // The state is the field after the command name, which is in parentheses and may hold ") ".
+            guard let stat = procFile("/proc/\(pid)/task/\(thread)/stat"),
+                  let nameEnd = stat.range(of: ") ", options: .backwards) else { return false }
+            return !["Z", "X"].contains(stat[nameEnd.upperBound...].prefix(1))
+        }
+    }
+
+    /// A /proc file's text, read with read(2): these files report a size of 0.
+    static func procFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let count = read(fd, &buffer, buffer.count)
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
     }
 
     /// A free loopback port below 32768, found by binding and releasing it.

@@ -190,11 +190,55 @@ is_our_node() {
     [[ "$cmdline" == *rexnode" --cluster $CLUSTER_FILE --id $id "* ]]
 }
 
-# A process that has exited but not been reaped is a zombie: treat it as gone.
+# True while any thread of PID has not exited. The state of the pid alone (its main thread) does
+# not tell: it reads Z as soon as the main thread is done, while other threads still run and the
+# process still holds its sockets. Once every thread has exited the process is a zombie waiting for
+# its parent to reap it: gone, as it holds no memory, file or port any more. (Orphaned nodes belong
+# to pid 1, which may take a second or more to reap them; nothing here waits for that.)
 pid_alive() {
-    local state
-    state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
-    [ -n "$state" ] && [ "$state" != Z ]
+    local stat line state
+    for stat in /proc/"$1"/task/*/stat; do
+        read -r line 2>/dev/null <"$stat" || continue
+        state=${line##*) }
+        state=${state%% *}
+        [ "$state" = Z ] || [ "$state" = X ] || return 0
+    done
+    return 1
+}
+
+# The start time of PID (clock ticks after boot, /proc/PID/stat field 22). With it a pid names one
+# process: a pid alone may be handed to a new process once the old one is reaped.
+process_start_time() {
+    local line fields
+    read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+    read -r -a fields <<<"${line##*) }"
+    [ -n "${fields[19]:-}" ] || return 1
+    echo "${fields[19]}"
+}
+
+# True while the process PID that started at START has a thread left.
+process_running() {
+    pid_alive "$1" && [ "$(process_start_time "$1")" = "$2" ]
+}
+
+# wait_exited TIMEOUT_MS "PID START [NAME]"…: waits until each process has exited (see pid_alive),
+# checking every 10 ms for at most TIMEOUT_MS; prints the entries still running at the deadline.
+wait_exited() {
+    local timeout=$1 entry pid start deadline
+    shift
+    local -a running=("$@") still=()
+    deadline=$(($(now_ms) + timeout))
+    while [ ${#running[@]} -gt 0 ]; do
+        still=()
+        for entry in "${running[@]}"; do
+            read -r pid start _ <<<"$entry"
+            process_running "$pid" "$start" && still+=("$entry")
+        done
+        running=("${still[@]}")
+        [ ${#running[@]} -gt 0 ] && [ "$(now_ms)" -lt "$deadline" ] || break
+        sleep 0.01
+    done
+    [ ${#running[@]} -eq 0 ] || printf '%s\n' "${running[@]}"
 }
 
 # Milliseconds since the epoch.
