@@ -29,7 +29,9 @@ import SwiftRex
             #expect(follow.count == 2 && follow.gaps == 0 && follow.lastSender == "n1", "\(name): the snapshot, then one live value")
         }
         n2.dispatch(.unfollow(name: "direct"))
-        #expect(await eventually(.seconds(30)) { n2.socketCounts().open == socketsBefore })
+        // The observer runs after the batch's reconcile, which closed the dedicated socket.
+        #expect(await waitFor(n2) { $0.follows["direct"] == nil })
+        #expect(n2.socketCounts().open == socketsBefore)
         await n2.stop()
         await n1.stop()
     }
