@@ -122,7 +122,8 @@ watch_stop() {
     [ -n "$S_WATCH_PID" ] || return 0
     : >"$S_TMP/watch.stop"
     local deadline=$(($(now_ms) + 5000))
-    while kill -0 "$S_WATCH_PID" 2>/dev/null; do
+    # pid_alive, not kill -0: the watcher stays a zombie until `wait`, and kill -0 finds it.
+    while pid_alive "$S_WATCH_PID"; do
         [ "$(now_ms)" -lt "$deadline" ] || {
             kill "$S_WATCH_PID" 2>/dev/null || true
             break
@@ -246,13 +247,23 @@ load_wait() {
         kill "$pid" 2>/dev/null || true
         fail "load $name did not finish within $2 s"
     }
-    wait "$pid" || fail "load $name: rexctl send failed: $(tail -n 2 "$S_TMP/load-$name.log")"
+    local status=0
+    wait "$pid" || status=$?
+    # Reaped, its pid may be handed to any new process: never signal it again.
+    forget_background "$pid"
+    [ "$status" -eq 0 ] || fail "load $name: rexctl send failed: $(tail -n 2 "$S_TMP/load-$name.log")"
     accepted=$(json_get accepted <"$S_TMP/load-$name.json")
     sent=$(json_get sent <"$S_TMP/load-$name.json")
     [ "$accepted" = "$sent" ] || fail "load $name: $accepted of $sent publishes accepted"
 }
 
 load_done() { ! pid_alive "$1"; }
+
+forget_background() {
+    local pid kept=()
+    for pid in "${S_BG[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done
+    S_BG=("${kept[@]}")
+}
 
 unfollow_everywhere() {
     local name=$1 node
@@ -283,7 +294,9 @@ scenario_end() {
     local status=$? host pid peak=0 hwm peaks=() dead=() result elapsed
     trap - EXIT
     watch_stop 2>/dev/null || true
+    # Only children not yet waited for are left here, so each pid is still ours.
     for pid in "${S_BG[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${S_BG[@]}"; do wait "$pid" 2>/dev/null || true; done
     for host in $(all_hosts); do
         pid=$(host_pid "$host")
         if host_alive "$host"; then
