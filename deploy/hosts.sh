@@ -29,6 +29,8 @@ set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
+# ip, tc and iptables live in /usr/sbin, which a non-login root shell's PATH may lack.
+PATH="$PATH:/usr/sbin:/sbin"
 UP_TIMEOUT="${REX_UP_TIMEOUT:-20}"
 STOP_GRACE="${REX_STOP_GRACE:-2}"
 MAX_HOSTS=16

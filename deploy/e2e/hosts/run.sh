@@ -26,6 +26,7 @@ source "$DEPLOY_SCRIPTS_DIR/e2e/hosts/lib.sh"
 export HOSTS_NODE_ARGS="${HOSTS_NODE_ARGS:---heartbeat 100 --feed-interval 20 --follow-settle 20 --queue-messages 1000}"
 export E2E_HEARTBEAT_MS=100
 
+PATH="$PATH:/usr/sbin:/sbin"   # ip, for the probe below
 HOSTS_DIR="$REPO_ROOT/.deploy/hosts"
 export REX_HOSTS_DIR="$HOSTS_DIR"
 set_state_dir "$HOSTS_DIR"
@@ -72,9 +73,8 @@ out = {"suite": "hosts", "nodeArgs": sys.argv[3], "skipped": sys.argv[4] or None
        "scenarios": docs}
 with open(sys.argv[2] + ".tmp", "w") as f:
     json.dump(out, f, indent=1, sort_keys=True)
-' "$HOSTS_RESULTS_JSONL" "$RESULTS_JSON" "$HOSTS_NODE_ARGS" "${1:-}" "$((SECONDS - RUN_STARTED))"
-    mv "$RESULTS_JSON.tmp" "$RESULTS_JSON"
-    rm -f "$HOSTS_RESULTS_JSONL"
+' "$HOSTS_RESULTS_JSONL" "$RESULTS_JSON" "$HOSTS_NODE_ARGS" "${1:-}" "$((SECONDS - RUN_STARTED))" \
+        && mv "$RESULTS_JSON.tmp" "$RESULTS_JSON" && rm -f "$HOSTS_RESULTS_JSONL"
 }
 
 print_results_table() {
@@ -97,7 +97,7 @@ finish() {
     trap - EXIT INT TERM
     hosts down >/dev/null 2>&1 || { warn "deploy/hosts.sh down failed while cleaning up: retrying"; hosts down >&2 || true; }
     print_results_table
-    write_results ""
+    write_results "" || warn "could not write ${RESULTS_JSON#"$PWD"/}"
     if [ "$failed" -gt 0 ] || [ "$status" -ne 0 ]; then
         info "logs kept in ${HOSTS_DIR#"$PWD"/}/logs (and failed/ per failed scenario)"
         [ "${#failures[@]}" -gt 0 ] && info "failed: ${failures[*]}"
@@ -132,18 +132,19 @@ for file in "$DEPLOY_SCRIPTS_DIR"/e2e/hosts/tests/[0-9]*.sh; do
 done
 [ ${#scenarios[@]} -gt 0 ] || fatal "no scenario matches: $*"
 
-mkdir -p "$HOSTS_DIR"
-rm -f "$HOSTS_RESULTS_JSONL" "$RESULTS_JSON"
-rm -rf "$HOSTS_FAILED_DIR"
 if ! why=$(can_make_namespaces); then
     warn "=================================================================================="
     warn "SKIPPING the multi-host suite: network namespaces cannot be made here ($why)."
     warn "Nothing about partitions, loss, slow links or host restarts was tested."
     warn "=================================================================================="
-    write_results "$why"
+    { mkdir -p "$HOSTS_DIR" && rm -f "$HOSTS_RESULTS_JSONL" && write_results "$why"; } 2>/dev/null \
+        || warn "could not write ${RESULTS_JSON#"$PWD"/}"
     echo "HOSTS: 0 passed, 0 failed, ${#scenarios[@]} skipped"
     exit 0
 fi
+mkdir -p "$HOSTS_DIR"
+rm -f "$HOSTS_RESULTS_JSONL" "$RESULTS_JSON"
+rm -rf "$HOSTS_FAILED_DIR"
 
 # stop_scenario: TERM to a running scenario, and up to 15 s for it to end (its trap cleans up).
 scenario_pid=''
