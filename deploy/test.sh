@@ -53,6 +53,7 @@ e2e_result=$(mktemp)
 trap 'rm -f "$e2e_result"' EXIT
 e2e() { "$DEPLOY_SCRIPTS_DIR/e2e/run.sh" | tee "$e2e_result"; }
 phase "end-to-end" e2e || true
+phase "across hosts (network namespaces)" "$DEPLOY_SCRIPTS_DIR/e2e/hosts/run.sh" || true
 phase "churn load test (quick)" "$DEPLOY_SCRIPTS_DIR/churn.sh" --quick || true
 summary
 closing=$(grep '^E2E: ' "$e2e_result" | tail -n 1 || true)
