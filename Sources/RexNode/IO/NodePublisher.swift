@@ -64,6 +64,7 @@ final class NodePublisher {
             // Every subscribe/unsubscribe frame, per subscriber: snapshot requests are
             // subscriptions, and subscriptions are counted exactly.
             try socket.setOption(.xpubVerboser, true)
+            try ConnectionHeartbeat.apply(to: socket)
             try socket.bind(endpoint)
         } catch {
             socket.close()

@@ -69,13 +69,15 @@ final class NodeSubscriber {
     }
 
     /// A SUB socket with the data plane's bounds: frames up to `maxFrameBytes` (libzmq drops a
-    /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message.
+    /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message,
+    /// and connection heartbeats (see `ConnectionHeartbeat`).
     private static func makeSocket(_ context: ZMQContext, _ limits: NodeLimits) throws(ZMQError) -> ZMQSocket {
         let socket = try context.socket(.sub)
         do {
             try socket.setOption(.receiveHighWaterMark, limits.queueMessages)
             try socket.setOption(.maxMessageSize, limits.maxFrameBytes)
             socket.receiveFrameLimit = 2
+            try ConnectionHeartbeat.apply(to: socket)
         } catch {
             socket.close()
             throw error
