@@ -184,21 +184,6 @@ log_tail() {
     fi
 }
 
-# Prints "ID STATE" for every node of `rexctl -o json nodes` on stdin: STATE is ready (answers ping
-# and every reachable node sees it alive), joining (answers, not yet seen alive by all) or down.
-readiness() {
-    py -c '
-import json, sys
-for line in sys.stdin:
-    try: n = json.loads(line)
-    except ValueError: continue
-    if not isinstance(n, dict) or "id" not in n: continue
-    seen = (n.get("seenBy") or {}).values()
-    state = "down" if not n.get("reachable") else "ready" if all(s == "alive" for s in seen) else "joining"
-    print(n["id"], state)
-'
-}
-
 # Waits until every given node runs, answers ping and is seen alive by the others; on a dead node
 # or a timeout prints the node's log tail and fails.
 wait_ready() {

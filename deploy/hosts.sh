@@ -324,21 +324,6 @@ stop_nodes() {
     return "$status"
 }
 
-# Prints "HOST STATE" per node of `rexctl -o json nodes` on stdin: ready (answers and every
-# reachable node sees it alive), joining, or down.
-readiness() {
-    py -c '
-import json, sys
-for line in sys.stdin:
-    try: n = json.loads(line)
-    except ValueError: continue
-    if not isinstance(n, dict) or "id" not in n: continue
-    seen = (n.get("seenBy") or {}).values()
-    state = "down" if not n.get("reachable") else "ready" if all(s == "alive" for s in seen) else "joining"
-    print(n["id"], state)
-'
-}
-
 log_tail() {
     local host=$1
     printf -- '--- last 20 lines of %s ---\n' "$LOG_DIR/$host.log" >&2

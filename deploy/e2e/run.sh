@@ -73,22 +73,7 @@ build_if_stale
 "$CLUSTER_SH" down >/dev/null 2>&1 || true
 rm -rf "$E2E_DIR"
 
-scenarios=()
-for file in "$DEPLOY_SCRIPTS_DIR"/e2e/tests/[0-9]*.sh; do
-    name=$(basename "$file" .sh)
-    if [ $# -gt 0 ]; then
-        for wanted in "$@"; do
-            # shellcheck disable=SC2053 # a glob on purpose
-            if [[ "$name" == $wanted ]]; then
-                scenarios+=("$file")
-                break
-            fi
-        done
-    else
-        scenarios+=("$file")
-    fi
-done
-[ ${#scenarios[@]} -gt 0 ] || fatal "no scenario matches: $*"
+select_scenarios "$DEPLOY_SCRIPTS_DIR/e2e/tests" "$@"
 
 log "end-to-end: ${#scenarios[@]} scenarios against a local cluster (state in ${E2E_DIR#"$PWD"/})"
 suite_started=$(now_ms)

@@ -73,6 +73,48 @@ ensure_system_packages() {
     fi
 }
 
+# --- cluster readiness -------------------------------------------------------------------------
+
+# Prints "ID STATE" for every node of `rexctl -o json nodes` on stdin: STATE is ready (answers ping
+# and every reachable node sees it alive), joining (answers, not yet seen alive by all) or down.
+readiness() {
+    py -c '
+import json, sys
+for line in sys.stdin:
+    try: n = json.loads(line)
+    except ValueError: continue
+    if not isinstance(n, dict) or "id" not in n: continue
+    seen = (n.get("seenBy") or {}).values()
+    state = "down" if not n.get("reachable") else "ready" if all(s == "alive" for s in seen) else "joining"
+    print(n["id"], state)
+'
+}
+
+# --- test suites -------------------------------------------------------------------------------
+
+# select_scenarios DIR [PATTERN…]: sets `scenarios` to DIR's NN_*.sh files in order, or to those
+# whose name (without .sh) matches one of the glob PATTERNs; fails when none does.
+select_scenarios() {
+    local dir=$1 file name wanted
+    shift
+    scenarios=()
+    for file in "$dir"/[0-9]*.sh; do
+        name=$(basename "$file" .sh)
+        if [ $# -gt 0 ]; then
+            for wanted in "$@"; do
+                # shellcheck disable=SC2053 # a glob on purpose
+                if [[ "$name" == $wanted ]]; then
+                    scenarios+=("$file")
+                    break
+                fi
+            done
+        else
+            scenarios+=("$file")
+        fi
+    done
+    [ ${#scenarios[@]} -gt 0 ] || fatal "no scenario matches: $*"
+}
+
 # --- building ----------------------------------------------------------------------------------
 
 # Builds rexnode and rexctl when a binary is missing or older than any source or Package.swift.

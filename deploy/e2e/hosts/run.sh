@@ -115,22 +115,7 @@ finish() {
     exit 1
 }
 
-scenarios=()
-for file in "$DEPLOY_SCRIPTS_DIR"/e2e/hosts/tests/[0-9]*.sh; do
-    name=$(basename "$file" .sh)
-    if [ $# -gt 0 ]; then
-        for wanted in "$@"; do
-            # shellcheck disable=SC2053 # a glob on purpose
-            if [[ "$name" == $wanted ]]; then
-                scenarios+=("$file")
-                break
-            fi
-        done
-    else
-        scenarios+=("$file")
-    fi
-done
-[ ${#scenarios[@]} -gt 0 ] || fatal "no scenario matches: $*"
+select_scenarios "$DEPLOY_SCRIPTS_DIR/e2e/hosts/tests" "$@"
 
 if ! why=$(can_make_namespaces); then
     warn "=================================================================================="
