@@ -56,16 +56,12 @@ struct HTTPRequestHead: Equatable {
 }
 
 /// A complete HTTP/1.1 response that closes the connection.
-struct HTTPResponse: Equatable {
+struct HTTPResponse {
     var status: Int
     var reason: String
     var contentType = "text/plain; charset=utf-8"
     var extraHeaders: [(String, String)] = []
     var body: [UInt8]
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body && lhs.contentType == rhs.contentType
-    }
 
     static func text(_ status: Int, _ reason: String, _ body: String) -> Self {
         HTTPResponse(status: status, reason: reason, body: Array(body.utf8))

@@ -8,7 +8,8 @@ import ZMQ
 /// Nothing here blocks the reactor or grows without bound: a connection may send at most
 /// ``maxRequestBytes`` before its head is complete (then it gets 400); at most
 /// ``maxConnections`` are kept, and a new one past that closes the oldest (the reactor has no
-/// timers, so this is how an idle connection loses its slot); every send is non-blocking, and a
+/// timers, so this is how an idle connection loses its slot); at most ``maxConcurrentRenders``
+/// `/metrics` responses are built at once (then 503); every send is non-blocking, and a
 /// connection whose send would block is dropped. `/metrics` is sampled on the reactor (copies)
 /// and rendered off it, like the control `metrics` operation, from the same ``MetricsDocument``.
 /// Each connection gets one response and is then closed (`Connection: close`).
@@ -19,6 +20,9 @@ final class MetricsEndpoint {
     static let maxConnections = 32
     /// Closed connections remembered so their disconnect notices are not taken for new ones.
     static let rememberedClosed = 64
+    /// The most `/metrics` responses being built at once; past it a request gets 503. (Evicted
+    /// connections' builds still run to the end, so the connection limit alone does not bound them.)
+    static let maxConcurrentRenders = 4
 
     private struct Connection {
         var received: [UInt8] = []
@@ -37,6 +41,7 @@ final class MetricsEndpoint {
     /// Connection ids, oldest first.
     private var order: [[UInt8]] = []
     private var recentlyClosed: [[UInt8]] = []
+    private var rendering = 0
 
     init(socket: ZMQSocket, reactor: Reactor, sampler: NodeMetricsSampler, nodeID: String, log: NodeLogger) {
         self.socket = socket
@@ -132,6 +137,13 @@ final class MetricsEndpoint {
     /// connection is still there by then.
     private func serveMetrics(_ id: [UInt8], includeBody: Bool) {
         guard let bound else { return }
+        guard rendering < Self.maxConcurrentRenders else {
+            var response = HTTPResponse.text(503, "Service Unavailable", "busy rendering metrics; retry\n")
+            response.extraHeaders = [("Retry-After", "1")]
+            respond(id, response, includeBody: includeBody)
+            return
+        }
+        rendering += 1
         let build = sampler.sample()
         let store = sampler.store
         let nodeID = self.nodeID
@@ -141,6 +153,7 @@ final class MetricsEndpoint {
             response.contentType = MetricsDocument.prometheusContentType
             let bytes = response.bytes(includeBody: includeBody)
             bound.reactor.execute {
+                bound.value.rendering -= 1
                 bound.value.send(id, bytes)
             }
         }
