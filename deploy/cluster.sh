@@ -9,7 +9,8 @@
 #   deploy/cluster.sh kill ID                        SIGKILL one node (for tests)
 #
 # State lives in .deploy/ (or $REX_DEPLOY_DIR): cluster.json (what rexctl reads by default from the
-# repository root), node-args, pids/ID.pid, logs/ID.log. Every subcommand is safe to re-run.
+# repository root; each node's pub, control and metrics endpoints — `curl METRICS/metrics`),
+# node-args, pids/ID.pid, logs/ID.log. Every subcommand is safe to re-run.
 # Timeouts: REX_UP_TIMEOUT (seconds, default 20), REX_STOP_GRACE (seconds, default 5).
 set -euo pipefail
 # shellcheck source=lib/common.sh
@@ -27,18 +28,20 @@ usage() {
 
 have_cluster() { [ -f "$CLUSTER_FILE" ]; }
 
-# Loads the cluster file into IDS (file order), PUB[ID] and CONTROL[ID]; empty without a file.
+# Loads the cluster file into IDS (file order), PUB[ID], CONTROL[ID] and METRICS[ID] (empty for
+# a file written before nodes served metrics); all empty without a file.
 declare -a IDS=()
-declare -A PUB=() CONTROL=()
+declare -A PUB=() CONTROL=() METRICS=()
 load_cluster() {
-    IDS=() PUB=() CONTROL=()
+    IDS=() PUB=() CONTROL=() METRICS=()
     have_cluster || return 0
-    local id pub control
-    while read -r id pub control; do
+    local id pub control metrics
+    while read -r id pub control metrics; do
         IDS+=("$id") PUB[$id]=$pub CONTROL[$id]=$control
+        [ "$metrics" = - ] || METRICS[$id]=$metrics
     done < <(py -c '
 import json, sys
-for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["control"])' "$CLUSTER_FILE")
+for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["control"], n.get("metrics") or "-")' "$CLUSTER_FILE")
 }
 load_cluster
 
@@ -47,7 +50,8 @@ require_node() {
     [ -n "${CONTROL[$1]:-}" ] || fatal "unknown node '$1' — known nodes: $(printf '%s\n' "${IDS[@]}" | paste -sd, | sed 's/,/, /g')"
 }
 
-# write_cluster_file N PORT…: nodes n1…nN with pub ports first, control ports after.
+# write_cluster_file N PORT…: nodes n1…nN with pub ports first, then control ports, then metrics
+# ports (HTTP /metrics and /healthz).
 write_cluster_file() {
     local count=$1
     shift
@@ -56,8 +60,8 @@ write_cluster_file() {
     {
         printf '{"nodes": [\n'
         for ((i = 0; i < count; i++)); do
-            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d"}' \
-                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}"
+            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d", "metrics": "tcp://127.0.0.1:%d"}' \
+                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}" "${ports[2 * count + i]}"
             sep=$',\n'
         done
         printf '\n]}\n'
@@ -66,12 +70,14 @@ write_cluster_file() {
     load_cluster
 }
 
-# The ports of the current cluster file, pub ports first then control ports, when it has COUNT nodes.
+# The ports of the current cluster file, pub, control then metrics ports, when it has COUNT nodes
+# (each with a metrics endpoint).
 previous_ports() {
     local count=$1 id
-    [ "${#IDS[@]}" -eq "$count" ] || return 1
+    [ "${#IDS[@]}" -eq "$count" ] && [ "${#METRICS[@]}" -eq "$count" ] || return 1
     for id in "${IDS[@]}"; do endpoint_port "${PUB[$id]}"; done
     for id in "${IDS[@]}"; do endpoint_port "${CONTROL[$id]}"; done
+    for id in "${IDS[@]}"; do endpoint_port "${METRICS[$id]}"; done
 }
 
 all_ports_free() {
@@ -159,7 +165,8 @@ wait_ports_free() {
     while :; do
         busy=()
         for id in "$@"; do
-            for port in "$(endpoint_port "${PUB[$id]}")" "$(endpoint_port "${CONTROL[$id]}")"; do
+            for port in "$(endpoint_port "${PUB[$id]}")" "$(endpoint_port "${CONTROL[$id]}")" \
+                ${METRICS[$id]:+"$(endpoint_port "${METRICS[$id]}")"}; do
                 port_in_use "$port" && busy+=("$id:$port")
             done
         done
@@ -219,11 +226,12 @@ wait_ready() {
 summary() {
     local id pid state
     {
-        printf 'ID\tPID\tPROCESS\tPUB\tCONTROL\tLOG\n'
+        printf 'ID\tPID\tPROCESS\tPUB\tCONTROL\tMETRICS\tLOG\n'
         while read -r id; do
             pid=$(pid_of "$id")
             if node_running "$id"; then state=running; else state=stopped pid='-'; fi
-            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$pid" "$state" "${PUB[$id]}" "${CONTROL[$id]}" "${LOG_DIR#"$PWD"/}/$id.log"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$pid" "$state" "${PUB[$id]}" "${CONTROL[$id]}" "${METRICS[$id]:--}" \
+                "${LOG_DIR#"$PWD"/}/$id.log"
         done < <(printf '%s\n' "${IDS[@]}")
     } | print_table
 }
@@ -268,15 +276,15 @@ cmd_up() {
 
     local ports=() attempt started
     mapfile -t ports < <(previous_ports "$count" || true)
-    if [ ${#ports[@]} -eq $((2 * count)) ] && all_ports_free "${ports[@]}"; then
+    if [ ${#ports[@]} -eq $((3 * count)) ] && all_ports_free "${ports[@]}"; then
         info "reusing the ports of the previous cluster file"
     else
         ports=()
     fi
     for attempt in 1 2 3; do
         if [ ${#ports[@]} -eq 0 ]; then
-            mapfile -t ports < <(pick_port_block "$count")
-            [ ${#ports[@]} -eq $((2 * count)) ] || fatal "could not pick $((2 * count)) free ports"
+            mapfile -t ports < <(pick_port_block "$count" 3)
+            [ ${#ports[@]} -eq $((3 * count)) ] || fatal "could not pick $((3 * count)) free ports"
         fi
         rm -rf "$PID_DIR" "$LOG_DIR"
         mkdir -p "$STATE_DIR" "$LOG_DIR"

@@ -24,6 +24,10 @@ public enum ZMQSocketKind: Sendable, Hashable, CaseIterable, CustomStringConvert
     case push
     /// Pipeline receiver, fair-queues from pushers.
     case pull
+    /// Raw TCP (`ZMQ_STREAM`): no ZMTP framing. Each message is `[routing id, bytes]`; an empty
+    /// `bytes` received means a peer connected or disconnected, and sending `[id, empty]` closes
+    /// that connection. Lets a reactor serve a plain protocol such as HTTP with no new dependency.
+    case stream
 
     /// The libzmq socket type constant.
     var rawValue: Int32 {
@@ -39,6 +43,7 @@ public enum ZMQSocketKind: Sendable, Hashable, CaseIterable, CustomStringConvert
         case .pair: return ZMQ_PAIR
         case .push: return ZMQ_PUSH
         case .pull: return ZMQ_PULL
+        case .stream: return ZMQ_STREAM
         }
     }
 
@@ -56,6 +61,7 @@ public enum ZMQSocketKind: Sendable, Hashable, CaseIterable, CustomStringConvert
         case .pair: return "PAIR"
         case .push: return "PUSH"
         case .pull: return "PULL"
+        case .stream: return "STREAM"
         }
     }
 }

@@ -9,6 +9,11 @@ import Testing
         #expect(file.nodes == [.init(id: "n1", pub: "tcp://a:1", control: "tcp://a:2"), .init(id: "n2", pub: nil, control: "c")])
     }
 
+    @Test func theMetricsEndpointIsOptional() throws {
+        let file = try parse(#"{"nodes": [{"id": "n1", "pub": "p", "control": "c", "metrics": "tcp://127.0.0.1:9101"}, {"id": "n2", "control": "c2"}]}"#)
+        #expect(file.nodes.map(\.metrics) == ["tcp://127.0.0.1:9101", nil])
+    }
+
     @Test(arguments: [
         (#"{"nodes": [{"id": "n1"}]}"#, #"node n1 has no "control" endpoint"#),
         (#"{"nodes": [{"id": "n1", "control": ""}]}"#, #"node n1 has no "control" endpoint"#),

@@ -184,7 +184,7 @@ import Testing
         let histogram = metrics.replacingOccurrences(of: #""histogram":\[[\[\],0-9]*\]"#, with: #""histogram":[…]"#,
                                                      options: .regularExpression)
         #expect(maskingNumbers(in: histogram) == 
-            #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"live":#,"opens":#,"recreates":#},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
+            #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"live":#,"opens":#,"recreates":#},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
         await node.stop()
     }
 

@@ -75,5 +75,6 @@ cluster_ports() {
     py -c '
 import json, sys
 for n in json.load(open(sys.argv[1]))["nodes"]:
-    for key in ("pub", "control"): print(n[key].rsplit(":", 1)[1])' "$CLUSTER_FILE"
+    for key in ("pub", "control", "metrics"):
+        if n.get(key): print(n[key].rsplit(":", 1)[1])' "$CLUSTER_FILE"
 }

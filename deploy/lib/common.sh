@@ -115,6 +115,42 @@ select_scenarios() {
     [ ${#scenarios[@]} -gt 0 ] || fatal "no scenario matches: $*"
 }
 
+# Prints the path of a promtool (Prometheus' checker, for `promtool check metrics`), or fails.
+# Debian ships it only inside the `prometheus` package (19 MB download, 96 MB installed, pulling
+# in a web UI's JavaScript, and its postinst would start a Prometheus server): so rather than
+# install that, the .deb is fetched with `apt-get download` and only usr/bin/promtool (a static
+# binary) is unpacked into .deploy/tools/. Done once; safe to re-run. Not part of
+# ensure_system_packages, so `deploy/cluster.sh up` never fetches it.
+ensure_promtool() {
+    if command -v promtool >/dev/null 2>&1; then
+        command -v promtool
+        return 0
+    fi
+    local dir="$REPO_ROOT/.deploy/tools" work
+    if [ -x "$dir/promtool" ] && "$dir/promtool" --version >/dev/null 2>&1; then
+        echo "$dir/promtool"
+        return 0
+    fi
+    command -v apt-get >/dev/null 2>&1 || { error "no promtool and no apt-get to fetch it"; return 1; }
+    log "fetching promtool (Debian's prometheus package, unpacked into ${dir#"$PWD"/}; once)"
+    work=$(mktemp -d)
+    if ! (cd "$work" && { apt-get download -qq prometheus >/dev/null 2>&1 \
+        || { [ "$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download -qq prometheus >/dev/null; }; }); then
+        rm -rf "$work"
+        error "apt-get download prometheus failed"
+        return 1
+    fi
+    mkdir -p "$dir"
+    if ! dpkg-deb -x "$work"/prometheus_*.deb "$work/root" || ! [ -x "$work/root/usr/bin/promtool" ]; then
+        rm -rf "$work"
+        error "the prometheus package has no usr/bin/promtool"
+        return 1
+    fi
+    mv "$work/root/usr/bin/promtool" "$dir/promtool"
+    rm -rf "$work"
+    echo "$dir/promtool"
+}
+
 # --- building ----------------------------------------------------------------------------------
 
 # Builds rexnode and rexctl when a binary is missing or older than any source or Package.swift.
@@ -176,24 +212,26 @@ pick_ports() {
     done
 }
 
-# Prints 2×COUNT free ports, pub ports then control ports, from one block of 100 in REX_PORT_RANGE
-# chosen at random: pub ports BASE+1…, control ports BASE+51… (so n1 gets e.g. 23401 and 23451).
+# Prints SETS×COUNT free ports (SETS defaults to 2), one set after another, from one block of
+# 50×SETS ports in REX_PORT_RANGE chosen at random: set k gets BASE+50k+1… — pub ports BASE+1…,
+# control ports BASE+51…, metrics ports BASE+101… (so n1 gets e.g. 23401, 23451 and 23501).
 pick_port_block() {
-    local count=$1 range="${REX_PORT_RANGE:-17000-31999}"
-    local low=${range%-*} high=${range#*-}
+    local count=$1 sets=${2:-2} range="${REX_PORT_RANGE:-17000-31999}"
+    local low=${range%-*} high=${range#*-} size=$((50 * ${2:-2}))
     ((count <= 49)) || fatal "at most 49 nodes per cluster (got $count)"
-    ((low > 1023 && high < 32768 && high - low >= 99)) || fatal "REX_PORT_RANGE=$range must span 100 ports within 1024-32767"
-    local blocks=$(((high - low + 1) / 100)) tries base i ports
+    ((low > 1023 && high < 32768 && high - low >= size - 1)) || fatal "REX_PORT_RANGE=$range must span $size ports within 1024-32767"
+    local blocks=$(((high - low + 1) / size)) tries base i group ports
     for ((tries = 0; tries < 50; tries++)); do
-        base=$((low + (RANDOM % blocks) * 100))
+        base=$((low + (RANDOM % blocks) * size))
         ports=()
-        for ((i = 1; i <= count; i++)); do ports+=($((base + i))); done
-        for ((i = 1; i <= count; i++)); do ports+=($((base + 50 + i))); done
+        for ((group = 0; group < sets; group++)); do
+            for ((i = 1; i <= count; i++)); do ports+=($((base + 50 * group + i))); done
+        done
         for i in "${ports[@]}"; do port_in_use "$i" && continue 2; done
         printf '%s\n' "${ports[@]}"
         return 0
     done
-    fatal "no block of $((2 * count)) free ports in $range after 50 tries"
+    fatal "no block of $((sets * count)) free ports in $range after 50 tries"
 }
 
 # The port of a tcp://HOST:PORT endpoint.

@@ -9,18 +9,23 @@ import Foundation
 /// ```
 ///
 /// `id` and `control` are required and non-empty, ids are unique; `pub` is optional (a node
-/// needs it to start from the file); other members are ignored.
+/// needs it to start from the file); `metrics` is optional (a node started from the file serves
+/// HTTP metrics there); other members are ignored.
 public struct ClusterFile: Codable, Sendable, Equatable {
     /// One node: its id, its publisher (optional for rexctl) and its control endpoint.
     public struct Entry: Codable, Sendable, Equatable {
         public var id: String
         public var pub: String?
         public var control: String
+        /// The node's HTTP metrics endpoint (`rexnode --metrics`). Optional, so files written
+        /// before it still load.
+        public var metrics: String?
 
-        public init(id: String, pub: String?, control: String) {
+        public init(id: String, pub: String?, control: String, metrics: String? = nil) {
             self.id = id
             self.pub = pub
             self.control = control
+            self.metrics = metrics
         }
     }
 
@@ -53,7 +58,7 @@ public struct ClusterFile: Codable, Sendable, Equatable {
                 throw ClusterFileError(#"node \#(id) has no "control" endpoint"#)
             }
             guard !nodes.contains(where: { $0.id == id }) else { throw ClusterFileError("node id \(id) appears twice") }
-            nodes.append(Entry(id: id, pub: entry.pub, control: control))
+            nodes.append(Entry(id: id, pub: entry.pub, control: control, metrics: entry.metrics.flatMap { $0.isEmpty ? nil : $0 }))
         }
         return ClusterFile(nodes: nodes)
     }
@@ -77,14 +82,16 @@ public struct ClusterFile: Codable, Sendable, Equatable {
             let id: String?
             let pub: String?
             let control: String?
+            let metrics: String?
 
-            enum Key: String, CodingKey { case id, pub, control }
+            enum Key: String, CodingKey { case id, pub, control, metrics }
 
             init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: Key.self)
                 id = try? container.decodeIfPresent(String.self, forKey: .id)
                 pub = try? container.decodeIfPresent(String.self, forKey: .pub)
                 control = try? container.decodeIfPresent(String.self, forKey: .control)
+                metrics = try? container.decodeIfPresent(String.self, forKey: .metrics)
             }
         }
 

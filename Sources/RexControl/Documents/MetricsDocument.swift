@@ -10,10 +10,12 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     public var mailbox: Mailbox
     public var sockets: Sockets
     public var process: Process
+    /// The node's peers by heartbeat status. Optional: nodes before it did not send it.
+    public var members: Members?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,
-        mailbox: Mailbox, sockets: Sockets, process: Process
+        mailbox: Mailbox, sockets: Sockets, process: Process, members: Members? = nil
     ) {
         self.uptimeMs = uptimeMs
         self.reconcile = reconcile
@@ -24,6 +26,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         self.mailbox = mailbox
         self.sockets = sockets
         self.process = process
+        self.members = members
     }
 
     /// Reconcile cycles: counts, and durations in ms.
@@ -174,14 +177,59 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
-    /// The node process: resident memory and open file descriptors.
+    /// The node process: resident memory, open file descriptors and CPU time.
     public struct Process: Codable, Sendable, Equatable {
         public var rssBytes: Int
         public var fds: Int
+        /// User plus system CPU time since the process started, in seconds. Optional: nodes
+        /// before it did not send it.
+        public var cpuSeconds: Double?
 
-        public init(rssBytes: Int, fds: Int) {
+        public init(rssBytes: Int, fds: Int, cpuSeconds: Double? = nil) {
             self.rssBytes = rssBytes
             self.fds = fds
+            self.cpuSeconds = cpuSeconds
+        }
+    }
+
+    /// How many of the node's peers are in each heartbeat status.
+    public struct Members: Codable, Sendable, Equatable {
+        public var unknown: Int
+        public var alive: Int
+        public var suspect: Int
+        public var gone: Int
+
+        public init(unknown: Int = 0, alive: Int = 0, suspect: Int = 0, gone: Int = 0) {
+            self.unknown = unknown
+            self.alive = alive
+            self.suspect = suspect
+            self.gone = gone
+        }
+
+        /// Counts `statuses`.
+        public init(counting statuses: some Sequence<Peer.Status>) {
+            self.init()
+            for status in statuses { self[status] += 1 }
+        }
+
+        /// The count for one status.
+        public subscript(status: Peer.Status) -> Int {
+            get {
+                switch status {
+                case .unknown: return unknown
+                case .alive: return alive
+                case .suspect: return suspect
+                case .gone: return gone
+                }
+            }
+            set {
+                switch status {
+                case .unknown: unknown = newValue
+                case .alive: alive = newValue
+                case .suspect: suspect = newValue
+                case .gone: gone = newValue
+                }
+            }
         }
     }
 }

@@ -82,7 +82,7 @@ public struct SenderSequences: Codable, Sendable, Equatable {
 
 /// Another node, as seen through its heartbeats.
 public struct Peer: Codable, Sendable, Equatable {
-    public enum Status: String, Codable, Sendable {
+    public enum Status: String, Codable, Sendable, CaseIterable {
         /// No heartbeat heard yet.
         case unknown
         case alive

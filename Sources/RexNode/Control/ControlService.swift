@@ -137,15 +137,7 @@ final class ControlService {
             let nowMs = node.uptimeMs
             respondLater(envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
         case .metrics:
-            let io = self.io.flushAndCount()
-            let state = store.state
-            let mailbox = store.mailboxDepth
-            let uptimeMs = node.uptimeMs
-            respondLater(envelope, id) { store in
-                MetricsDocument(
-                    uptimeMs: uptimeMs, reconcile: await store.keep().counters, io: io, state: state,
-                    mailbox: (mailbox.current, mailbox.max), process: .current)
-            }
+            respondLater(envelope, id, NodeMetricsSampler(store: store, io: io, startedAt: node.startedAt).sample())
         case .watch:
             guard let watchers else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
             try watchers.watch(envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,

@@ -34,15 +34,39 @@ extension MetricsDocument {
             limits: Limits(refusedActions: state.refused, subscriptionsUntracked: io.subscriptionsUntracked),
             mailbox: Mailbox(depth: mailbox.depth, maxDepth: mailbox.maxDepth),
             sockets: Sockets(open: io.socketsOpen, created: io.socketsCreated),
-            process: process
+            process: process,
+            members: Members(counting: state.peers.values.map(\.status))
         )
+    }
+}
+
+/// Reads a node's metrics for the control `metrics` operation and `GET /metrics` alike: what
+/// only the reactor may touch is copied there, the rest is built off it.
+struct NodeMetricsSampler {
+    let store: Store<NodeAction, NodeState, NodeEnvironment>
+    let io: NodeIO
+    let startedAt: ContinuousClock.Instant
+
+    /// Copies the socket counters, the state and the mailbox depth (on the reactor) and returns
+    /// the work that completes the document: awaiting the engine's counters and reading /proc,
+    /// to run off the reactor.
+    func sample() -> @Sendable (Store<NodeAction, NodeState, NodeEnvironment>) async -> MetricsDocument {
+        let io = self.io.flushAndCount()
+        let state = store.state
+        let mailbox = store.mailboxDepth
+        let uptimeMs = (ContinuousClock.now - startedAt).wholeMilliseconds
+        return { store in
+            MetricsDocument(
+                uptimeMs: uptimeMs, reconcile: await store.keep().counters, io: io, state: state,
+                mailbox: (mailbox.current, mailbox.max), process: .current)
+        }
     }
 }
 
 extension MetricsDocument.Process {
     /// This process, read from /proc (file reads: call it off the reactor).
     static var current: Self {
-        Self(rssBytes: ProcessStats.residentBytes, fds: ProcessStats.openFileDescriptors)
+        Self(rssBytes: ProcessStats.residentBytes, fds: ProcessStats.openFileDescriptors, cpuSeconds: ProcessStats.cpuSeconds)
     }
 }
 

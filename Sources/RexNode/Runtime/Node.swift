@@ -17,20 +17,26 @@ public final class Node: Sendable {
     public let pubEndpoint: String
     /// The resolved control endpoint.
     public let controlEndpoint: String
+    /// The resolved HTTP metrics endpoint, when the node serves one.
+    public let metricsEndpoint: String?
     public let store: Store<NodeAction, NodeState, NodeEnvironment>
     public let reactor: Reactor
     private let context: ZMQContext
     private let io: ReactorBound<NodeIO>
     private let control: ReactorBound<ControlService>
+    private let metrics: ReactorBound<MetricsEndpoint>?
     private let log: NodeLogger
     private let stopped = Mutex(false)
     private let trimmer = MemoryTrimmer()
 
     private init(
         id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>, log: NodeLogger
+        reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>,
+        metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger
     ) {
         self.id = id
+        self.metricsEndpoint = metricsEndpoint
+        self.metrics = metrics
         self.pubEndpoint = pubEndpoint
         self.controlEndpoint = controlEndpoint
         self.store = store
@@ -73,6 +79,21 @@ public final class Node: Sendable {
                     io.close()
                     throw error
                 }
+                var metricsSocket: ZMQSocket?
+                if let endpoint = configuration.metricsEndpoint {
+                    do {
+                        let socket = try context.socket(.stream)
+                        metricsSocket = socket
+                        // Raw TCP: a message is [routing id, bytes]; nothing longer is valid.
+                        socket.receiveFrameLimit = 2
+                        try socket.bind(endpoint)
+                    } catch {
+                        metricsSocket?.close()
+                        controlSocket.close()
+                        io.close()
+                        throw error
+                    }
+                }
                 let boundIO = ReactorBound(io, on: reactor)
                 var initial = NodeState(id: configuration.id, settings: configuration.settings)
                 for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }
@@ -92,12 +113,27 @@ public final class Node: Sendable {
                     store: store, io: io, log: log
                 )
                 service.start()
+                var metrics: MetricsEndpoint?
+                var metricsEndpoint: String?
+                if let metricsSocket {
+                    metricsEndpoint = ((try? metricsSocket.lastEndpoint) ?? nil) ?? configuration.metricsEndpoint
+                    let endpoint = MetricsEndpoint(
+                        socket: metricsSocket, reactor: reactor,
+                        sampler: NodeMetricsSampler(store: store, io: io, startedAt: startedAt), nodeID: configuration.id,
+                        log: log)
+                    endpoint.start()
+                    metrics = endpoint
+                }
                 return Node(
                     id: configuration.id, pubEndpoint: io.pubEndpoint, controlEndpoint: controlEndpoint, store: store,
-                    reactor: reactor, context: context, io: boundIO, control: ReactorBound(service, on: reactor), log: log
+                    reactor: reactor, context: context, io: boundIO, control: ReactorBound(service, on: reactor),
+                    metricsEndpoint: metricsEndpoint, metrics: metrics.map { ReactorBound($0, on: reactor) }, log: log
                 )
             }
-            log.info("started", ["pub": node.pubEndpoint, "control": node.controlEndpoint, "peers": "\(configuration.peers.count)"])
+            log.info("started", [
+                "pub": node.pubEndpoint, "control": node.controlEndpoint, "metrics": node.metricsEndpoint ?? "off",
+                "peers": "\(configuration.peers.count)",
+            ])
             return node
         } catch let error as ZMQError {
             reactor.stop()
@@ -174,7 +210,9 @@ public final class Node: Sendable {
         try? reactor.sync { control.value.acceptingDispatch = false }
         await store.release()
         let io = self.io
+        let metrics = self.metrics
         try? reactor.sync {
+            metrics?.value.close()
             control.value.close()
             io.value.close()
         }

@@ -16,6 +16,8 @@ public enum NodeCommand {
       --id ID                  This node's id (letters, digits, '-', '_', '.').
       --pub ENDPOINT           Where to publish (default tcp://127.0.0.1:7101).
       --control ENDPOINT       Where to answer control requests (default tcp://127.0.0.1:7201).
+      --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
+                               tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
       --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
       --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
       --feed-interval MS       At most one message per feed per interval (default 100).
@@ -63,6 +65,7 @@ public enum NodeCommand {
         var id: String?
         var pub: String?
         var control: String?
+        var metrics: String?
         var peers: [String: String] = [:]
         var cluster: String?
         var settings = NodeSettings()
@@ -98,6 +101,7 @@ public enum NodeCommand {
             case "--id": id = try value(for: argument)
             case "--pub": pub = try value(for: argument)
             case "--control": control = try value(for: argument)
+            case "--metrics": metrics = try value(for: argument)
             case "--cluster": cluster = try value(for: argument)
             case "--peer":
                 let spec = try value(for: argument)
@@ -141,8 +145,9 @@ public enum NodeCommand {
             if let pub { configuration.pubEndpoint = pub }
             if let control { configuration.controlEndpoint = control }
             configuration.peers.merge(peers) { _, explicit in explicit }
+            if let metrics { configuration.metricsEndpoint = metrics }
         } else {
-            configuration = NodeConfiguration(id: id, peers: peers)
+            configuration = NodeConfiguration(id: id, peers: peers, metricsEndpoint: metrics)
             if let pub { configuration.pubEndpoint = pub }
             if let control { configuration.controlEndpoint = control }
         }

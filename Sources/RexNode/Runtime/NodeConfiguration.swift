@@ -8,6 +8,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var pubEndpoint: String
     /// Where the node answers control requests (bind).
     public var controlEndpoint: String
+    /// Where the node serves HTTP `GET /metrics` and `/healthz` (bind, `tcp://` only); nil: off.
+    public var metricsEndpoint: String?
     /// Peers to connect to at start: id → their PUB endpoint.
     public var peers: [String: String]
     public var settings: NodeSettings
@@ -19,8 +21,10 @@ public struct NodeConfiguration: Sendable, Equatable {
         controlEndpoint: String = "tcp://127.0.0.1:7201",
         peers: [String: String] = [:],
         settings: NodeSettings = NodeSettings(),
-        logLevel: NodeLogger.Level = .info
+        logLevel: NodeLogger.Level = .info,
+        metricsEndpoint: String? = nil
     ) {
+        self.metricsEndpoint = metricsEndpoint
         self.id = id
         self.pubEndpoint = pubEndpoint
         self.controlEndpoint = controlEndpoint
@@ -41,6 +45,15 @@ public struct NodeConfiguration: Sendable, Equatable {
         }
         guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
             throw NodeError(.invalidConfiguration, "--pub and --control must differ (both are \(pubEndpoint))")
+        }
+        if let metricsEndpoint {
+            // HTTP runs over TCP: ZMQ_STREAM would accept ipc:// too, but no scraper speaks it.
+            guard metricsEndpoint.hasPrefix("tcp://"), Self.isEndpoint(metricsEndpoint) else {
+                throw NodeError(.invalidConfiguration, "--metrics: '\(metricsEndpoint)' is not a TCP endpoint (expected tcp://HOST:PORT)")
+            }
+            guard ![pubEndpoint, controlEndpoint].contains(metricsEndpoint) || metricsEndpoint.hasSuffix(":*") else {
+                throw NodeError(.invalidConfiguration, "--metrics must differ from --pub and --control (got \(metricsEndpoint))")
+            }
         }
         for (name, value) in [("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs)] where value <= 0 {
             throw NodeError(.invalidConfiguration, "\(name) must be positive (got \(value) ms)")
@@ -91,7 +104,8 @@ extension ClusterFile {
         }
         var peers: [String: String] = [:]
         for node in nodes where node.id != id { peers[node.id] = node.pub }
-        return NodeConfiguration(id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, peers: peers)
+        return NodeConfiguration(
+            id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, peers: peers, metricsEndpoint: me.metrics)
     }
 }
 

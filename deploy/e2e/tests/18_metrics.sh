@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Every node serves HTTP metrics where the cluster file says: /healthz answers "ok", /metrics is
+# valid Prometheus text (`promtool check metrics`, lint included) with the node's own id and its
+# peers alive, an unknown path is 404. Skips loudly when no promtool can be had.
+
+promtool=$(ensure_promtool) || {
+    warn "SKIPPING 18_metrics: no promtool (Debian's prometheus package could not be fetched)"
+    exit 77
+}
+step "promtool: $promtool ($("$promtool" --version 2>&1 | head -1))"
+# The hostile scenarios before this one each leave a cluster of their own: any will do, as long
+# as it is up (after 01_up alone it is the first one).
+"$CLUSTER_SH" up 3 -- $E2E_NODE_ARGS >/dev/null 2>&1 || fail "the cluster is not up"
+declare -A METRICS=()
+ids=()
+while read -r id endpoint; do
+    ids+=("$id") METRICS[$id]=$endpoint
+done < <(py -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n.get("metrics") or "-")' "$CLUSTER_FILE")
+[ ${#ids[@]} -gt 0 ] || fail "no node in $CLUSTER_FILE"
+for id in "${ids[@]}"; do
+    endpoint=${METRICS[$id]}
+    [ "$endpoint" != - ] || fail "$id has no metrics endpoint in $CLUSTER_FILE"
+    url="http://${endpoint#tcp://}"
+    health=$(curl -sS --max-time 5 "$url/healthz") || fail "$id: GET $url/healthz failed"
+    assert_eq ok "$health" "$id /healthz"
+    code=$(curl -sS --max-time 5 -o /dev/null -w '%{http_code}' "$url/nope") || fail "$id: GET $url/nope failed"
+    assert_eq 404 "$code" "$id /nope status"
+    body="$STATE_DIR/metrics-$id.txt"
+    curl -sS --max-time 5 -o "$body" "$url/metrics" || fail "$id: GET $url/metrics failed"
+    out=$("$promtool" check metrics <"$body" 2>&1) || fail "$id: promtool check metrics: $out"
+    step "$id: promtool check metrics: clean ($(grep -c '^rexnode_\|^process_' "$body") samples)"
+    grep -qx "rexnode_info{node=\"$id\"} 1" "$body" || fail "$id: no rexnode_info{node=\"$id\"} 1"
+    alive=$(awk '$1 == "rexnode_members{status=\"alive\"}" { print $2 }' "$body")
+    assert_eq $((${#ids[@]} - 1)) "$alive" "$id rexnode_members{status=\"alive\"}"
+done
