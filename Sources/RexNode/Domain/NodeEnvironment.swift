@@ -30,7 +30,8 @@ public final class NodeEnvironment: Sendable {
     static func wholeMilliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        return overflow ? Int.max : Int(milliseconds) + Int(attoseconds / 1_000_000_000_000_000)
+        let (total, carried) = Int(milliseconds).addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return overflow || carried ? Int.max : total
     }
 }
 

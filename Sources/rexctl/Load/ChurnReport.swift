@@ -69,8 +69,8 @@ struct CycleHistogram: Sendable, Equatable {
         guard total > 0 else { return 0 }
         let rank = max(1, Int(exactly: (Double(total) * min(max(fraction, 0), 1)).rounded(.up)) ?? total)
         var seen = 0
-        for edge in counts.keys.sorted() where counts[edge]! > 0 {
-            seen = CycleHistogram.saturatingSum(seen, counts[edge]!)
+        for (edge, count) in counts.sorted(by: { $0.key < $1.key }) where count > 0 {
+            seen = CycleHistogram.saturatingSum(seen, count)
             if seen >= rank { return Double(edge) / 1e6 }
         }
         return 0

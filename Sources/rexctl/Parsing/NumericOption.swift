@@ -80,6 +80,6 @@ enum NumericOption {
 
     /// A bound as typed: `1000000`, `0.001`.
     private static func plain(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        Int(exactly: value).map(String.init) ?? String(value)
     }
 }
