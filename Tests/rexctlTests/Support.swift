@@ -47,17 +47,33 @@ func cli(_ line: String, environment: RexCtlEnvironment = emptyEnvironment) asyn
     await cli(line.split(separator: " ").map(String.init), environment: environment)
 }
 
-/// A loopback endpoint nobody listens on: bound once to learn a free port, then released.
+/// A loopback endpoint nobody listens on, and nobody can: its port stays bound (never
+/// listening) for the rest of the test process, so connecting is refused and no socket of a
+/// test running in parallel can be given the same port and receive what was meant for nobody.
 func unusedLoopbackEndpoint() throws -> String {
-    let context = try ZMQContext()
-    let socket = try context.socket(.router)
-    try socket.bind("tcp://127.0.0.1:*")
-    let endpoint = try #require(try socket.lastEndpoint)
-    try socket.unbind(endpoint)
-    socket.close()
-    try context.terminate()
-    return endpoint
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+        }
+    }
+    guard bound else {
+        let code = errno
+        close(descriptor)
+        throw POSIXError(.init(rawValue: code) ?? .EIO)
+    }
+    reservedPorts.withLock { $0.append(descriptor) }
+    return "tcp://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
 }
+
+/// The descriptors that keep the ports of ``unusedLoopbackEndpoint()`` taken until the process ends.
+private let reservedPorts = Mutex<[Int32]>([])
 
 /// A ROUTER that only listens, to prove that rexctl sent nothing. Never answers.
 final class SilentListener {
