@@ -56,6 +56,8 @@ let package = Package(
         .executableTarget(name: "nodebench", dependencies: ["RexNode", "RexControl", "SwiftRex", "ZMQ", "BenchSupport"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
+        // The test kit under XCTest: its failures reach an XCTestCase, not only Swift Testing.
+        .testTarget(name: "SwiftRexTestingXCTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
         .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),

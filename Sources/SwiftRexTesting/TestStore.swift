@@ -1,5 +1,4 @@
 public import SwiftRex
-import Testing
 
 /// Drives a real store — reduce, produce, the effect engine and supervise/reconcile — one action
 /// at a time, and asserts every state change and every action effects send back.
@@ -51,12 +50,12 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
     /// expected one (omit it when the action must not change state).
     public func send(
         _ action: Action,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: Int = #column,
         _ update: ((inout State) throws -> Void)? = nil
     ) async {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         await reportUnreceived("must be received before sending \(action)", at: location)
-        let source = ActionSource(file: fileID, function: "send", line: UInt(line))
+        let source = ActionSource(file: fileID, function: "send", line: line)
         let (before, after) = await store.processAsBatch(DispatchedAction(action, source: source))
         Self.assertState(before: before, after: after, update: update, what: "sending \(action)", location: location)
     }
@@ -66,16 +65,16 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
     public func receive(
         _ expected: Action,
         timeout: Duration? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: Int = #column,
         _ update: ((inout State) throws -> Void)? = nil
     ) async {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         guard let received = await inbox.next(timeout: timeout ?? self.timeout) else {
-            Issue.record("Expected to receive \(expected), but nothing arrived within \(timeout ?? self.timeout)", sourceLocation: location)
+            TestFailure.record("Expected to receive \(expected), but nothing arrived within \(timeout ?? self.timeout)", at: location)
             return
         }
         if received.action != expected {
-            Issue.record("Received \(received.action), expected \(expected)", sourceLocation: location)
+            TestFailure.record("Received \(received.action), expected \(expected)", at: location)
         }
         let (before, after) = await store.processAsBatch(received)
         Self.assertState(before: before, after: after, update: update, what: "receiving \(received.action)", location: location)
@@ -84,13 +83,13 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
     /// Asserts that no action arrives within `duration` of wall time.
     public func expectNoAction(
         within duration: Duration = .milliseconds(50),
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: Int = #column
     ) async {
         await store.waitUntilIdle()
         if let unexpected = await inbox.next(timeout: duration) {
-            Issue.record(
+            TestFailure.record(
                 "Expected no action, received \(unexpected.action)",
-                sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+                at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
             )
         }
     }
@@ -121,20 +120,20 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
     /// still running, and channels still live (tear them down first, or pass `cancelChannels`).
     public func finish(
         cancelChannels: Bool = false,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: Int = #column
     ) async {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         await reportUnreceived("were received and not asserted", at: location)
         let running = await store.inFlightEffects()
         if running > 0 {
-            Issue.record("\(running) effect(s) are still running or waiting", sourceLocation: location)
+            TestFailure.record("\(running) effect(s) are still running or waiting", at: location)
         }
         if !cancelChannels {
             let live = await store.keep().channels
             if !live.isEmpty {
-                Issue.record(
+                TestFailure.record(
                     "\(live.count) channel(s) are still open: \(live.map { "\($0.id)" }.joined(separator: ", "))",
-                    sourceLocation: location
+                    at: location
                 )
             }
         }
@@ -142,26 +141,26 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
     }
 
     /// Waits until the store is idle, then records an issue if actions are waiting to be received.
-    private func reportUnreceived(_ problem: String, at location: SourceLocation) async {
+    private func reportUnreceived(_ problem: String, at location: TestLocation) async {
         await store.waitUntilIdle()
         let unreceived = inbox.pending
         guard !unreceived.isEmpty else { return }
         let list = unreceived.map { "\($0.action)" }.joined(separator: ", ")
-        Issue.record("\(unreceived.count) action(s) \(problem): \(list)", sourceLocation: location)
+        TestFailure.record("\(unreceived.count) action(s) \(problem): \(list)", at: location)
     }
 
     private static func assertState(
-        before: State, after: State, update: ((inout State) throws -> Void)?, what: String, location: SourceLocation
+        before: State, after: State, update: ((inout State) throws -> Void)?, what: String, location: TestLocation
     ) {
         var expected = before
         do {
             try update?(&expected)
         } catch {
-            Issue.record("The state update for \(what) threw: \(error)", sourceLocation: location)
+            TestFailure.record("The state update for \(what) threw: \(error)", at: location)
             return
         }
         guard expected != after else { return }
-        Issue.record("State after \(what) differs from the expected state:\n\(StateDiff.describe(expected: expected, actual: after))", sourceLocation: location)
+        TestFailure.record("State after \(what) differs from the expected state:\n\(StateDiff.describe(expected: expected, actual: after))", at: location)
     }
 }
 
