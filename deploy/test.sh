@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's "test" command: installs what is missing, builds and runs the unit tests
-# (swift build --build-tests && swift test), then the end-to-end suite against a real
+# (swift build --build-tests && swift test), the API docs (deploy/docs.sh), then the end-to-end suite against a real
 # multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
@@ -46,6 +46,7 @@ phase "system packages" ensure_system_packages || { summary; exit 1; }
 if [ -n "$unit" ]; then
     phase "build (debug, tests)" swift build --build-tests || { summary; exit 1; }
     phase "unit tests" swift test || true
+    phase "API docs (docc, warnings as errors)" "$DEPLOY_SCRIPTS_DIR/docs.sh" || true
 fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
 # The suite's closing line is repeated last, after the timing table, for whoever reads the end.

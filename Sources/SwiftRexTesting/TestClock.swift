@@ -15,11 +15,15 @@ import Synchronization
 public final class TestClock: Clock, Sendable {
     /// A point on a test clock: an offset from its start.
     public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
+        /// Time since the clock's start.
         public let offset: Duration
 
+        /// The instant `offset` after the clock's start.
         public init(offset: Duration) { self.offset = offset }
 
+        /// This instant moved by `duration`.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other` (negative when `other` is earlier).
         public func duration(to other: Instant) -> Duration { other.offset - offset }
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
         public var description: String { "\(offset)" }
@@ -41,14 +45,19 @@ public final class TestClock: Clock, Sendable {
 
     private let timeline = Mutex(Timeline())
 
+    /// A clock at offset zero with no sleepers.
     public init() {}
 
+    /// The clock's time: it moves only through ``advance(by:)`` and ``advance(to:)``.
     public var now: Instant { timeline.withLock { $0.now } }
+    /// Zero: any duration can be slept.
     public var minimumResolution: Duration { .zero }
 
     /// How many sleepers are waiting.
     public var sleeperCount: Int { timeline.withLock { $0.sleepers.count } }
 
+    /// Suspends until the clock is advanced to `deadline` (at once if it already passed); throws
+    /// `CancellationError` when the sleeping task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = timeline.withLock { timeline -> UInt64 in

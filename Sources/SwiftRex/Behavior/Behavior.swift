@@ -115,8 +115,10 @@ public struct ProduceContext<State, Environment> {
     /// Settable inside the library only: the store reduces each action in place here, so every
     /// `produce` of a batch borrows the state rather than copying it.
     public internal(set) var state: State
+    /// The dependencies the store was created with.
     public let environment: Environment
 
+    /// A context over `state` and `environment` (for calling a produce directly, as in a test).
     public init(state: State, environment: Environment) {
         self.state = state
         self.environment = environment

@@ -23,7 +23,9 @@ public struct Channel<Action: Sendable>: Sendable {
 
     /// The registry key, shared with keyed effects.
     public var id: AnyHashableSendable { storage.id }
+    /// When the engine recreates the channel: never (`permanent`) or on a reset key change.
     public var lifetime: ChannelLifetime { storage.lifetime }
+    /// How values sent into a live instance are paced.
     public var delivery: ChannelDelivery { storage.delivery }
     /// Where the channel was declared; actions its body dispatches carry this source.
     public var source: ActionSource { storage.source }
@@ -36,6 +38,10 @@ public struct Channel<Action: Sendable>: Sendable {
     ///   - lifetime: `.permanent` (default) or `.ephemeral(resetKey:settle:)`.
     ///   - broadcasting: `.nothing` (default) or `.onChange(value)` to deliver a state value.
     ///   - delivery: how values into the live channel are paced.
+    ///   - file: Where the channel is declared (the call site by default); with `function` and
+    ///     `line` it becomes ``source``, which every action the body dispatches carries.
+    ///   - function: The declaring function.
+    ///   - line: The declaring line.
     ///   - body: opens the resource; receives `dispatch` and returns the handler.
     public init<Value: Hashable & Sendable>(
         id: some Hashable & Sendable,

@@ -17,6 +17,7 @@ public struct ChannelLifetime: Sendable, Hashable, CustomStringConvertible {
         ChannelLifetime(resetKey: AnyHashableSendable(resetKey), settle: settle.map(\.clampedToZero))
     }
 
+    /// Whether the channel is never recreated while desired.
     public var isPermanent: Bool { resetKey == nil }
 
     public var description: String {

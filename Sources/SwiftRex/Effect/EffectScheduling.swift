@@ -27,6 +27,8 @@ public struct EffectScheduling: Sendable, Equatable {
     }
     @usableFromInline var storedCancelsOnly: Bool
 
+    /// A policy from its parts; the static factories (``immediately``, ``debounce(id:delay:)``, …)
+    /// build the combinations that make sense.
     @inlinable
     public init(
         id: AnyHashableSendable? = nil,

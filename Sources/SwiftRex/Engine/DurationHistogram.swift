@@ -10,6 +10,7 @@ public struct DurationHistogram: Sendable, Equatable {
     /// The longest recorded duration.
     public private(set) var max: Duration = .zero
 
+    /// An empty histogram.
     public init() {}
 
     /// Records one duration (negative values count as zero).

@@ -2,6 +2,7 @@
 public struct KeepSnapshot: Sendable {
     /// Channels, in the order they were first opened (oldest first).
     public let channels: [KeepEntry]
+    /// The engine's counters since the store started.
     public let counters: ReconcileCounters
     /// One-shot effects currently running or waiting (delayed/debounced).
     public let inFlightEffects: Int
@@ -20,6 +21,7 @@ public struct KeepSnapshot: Sendable {
 
 /// One channel as the engine sees it.
 public struct KeepEntry: Sendable {
+    /// Whether a channel's body has run.
     public enum Status: String, Sendable, Codable {
         /// Open: its body ran and its handler receives values.
         case live
@@ -27,19 +29,27 @@ public struct KeepEntry: Sendable {
         case settling
     }
 
+    /// The registry key.
     public let id: AnyHashableSendable
+    /// Its lifetime, with the reset key of the current instance.
     public let lifetime: ChannelLifetime
     /// `nothing`, `onChange` or `value` (a pipeable effect).
     public let broadcasting: String
+    /// How values into it are paced.
     public let delivery: ChannelDelivery
+    /// Live or settling.
     public let status: Status
     /// Whether a supervise owns it (false: opened imperatively with `Effect.open`/`Effect.channel`).
     public let supervised: Bool
     /// When the current instance opened (or began settling), on the store's clock, from its start.
     public let since: Duration
+    /// Instances opened under this id (the first and every recreate).
     public let opens: Int
+    /// Instances replaced because the reset key changed.
     public let recreates: Int
+    /// Values handed to the handler's `receive`.
     public let deliveries: Int
+    /// Values not delivered: deduplicated, throttled away, or sent while nothing was live.
     public let drops: Int
     /// Recent lifecycle and delivery events, oldest first.
     public let history: [ChannelEvent]
@@ -47,16 +57,23 @@ public struct KeepEntry: Sendable {
 
 /// Something that happened to a channel id.
 public struct ChannelEvent: Sendable {
+    /// What happened.
     public enum Kind: Sendable {
+        /// An instance opened (its body ran).
         case opened
+        /// A reset key changed and the new instance waits for its settle window.
         case settling
+        /// The instance was replaced because its reset key changed `from` one value `to` another.
         case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
+        /// A value was not delivered, and why.
         case dropped(reason: String)
+        /// The instance's cancel ran, and why (left the set, cancelled by id, store released…).
         case cancelled(reason: String)
     }
 
     /// On the store's clock, from its start.
     public let at: Duration
+    /// What happened.
     public let kind: Kind
 }
 
@@ -89,5 +106,6 @@ public struct ReconcileCounters: Sendable, Equatable {
     /// Live channel instances now (opens − cancels).
     public var liveChannels: Int { opens - cancels }
 
+    /// Counters at zero.
     public init() {}
 }

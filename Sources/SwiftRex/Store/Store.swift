@@ -145,6 +145,8 @@ public struct StoreOptions: Sendable {
     /// Receives diagnostics; by default they are written to standard error.
     public var onDiagnostic: @Sendable (StoreDiagnostic) -> Void
 
+    /// Options with the defaults: a threshold of 1,000 hops, strict mode off, diagnostics to
+    /// standard error.
     public init(
         runawayThreshold: Int = 1_000,
         strictChannels: Bool = false,
