@@ -53,7 +53,7 @@ public final class Node: Sendable {
     ///   socket cannot be bound (the message names the endpoint and the reason).
     public static func start(_ configuration: NodeConfiguration, logger: NodeLogger? = nil) throws(NodeError) -> Node {
         try configuration.validate()
-        let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel)
+        let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel, format: configuration.logFormat)
         let context: ZMQContext
         do { context = try ZMQContext() } catch {
             throw NodeError(.socketFailure, "cannot create a ZeroMQ context: \(error)")
