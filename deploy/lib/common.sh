@@ -61,6 +61,7 @@ ensure_system_packages() {
     # pyzmq; a `python3` earlier on PATH (a pyenv shim) does not have it.
     /usr/bin/python3 -c 'import zmq' >/dev/null 2>&1 || missing+=(python3-zmq)
     [ -x /usr/sbin/iptables ] || missing+=(iptables) # deploy/hosts.sh: partitions and loss between test hosts
+    command -v tmux >/dev/null 2>&1 || missing+=(tmux) # e2e 20_top: rexctl top in a pseudo-terminal
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -eq 0 ]; then
         log "installing ${missing[*]} (apt-get)"
