@@ -119,7 +119,8 @@ public final class Node: Sendable {
                     metricsEndpoint = ((try? metricsSocket.lastEndpoint) ?? nil) ?? configuration.metricsEndpoint
                     let endpoint = MetricsEndpoint(
                         socket: metricsSocket, reactor: reactor,
-                        sampler: NodeMetricsSampler(store: store, io: io, startedAt: startedAt), nodeID: configuration.id,
+                        sampler: NodeMetricsSampler(store: store, io: io, startedAt: startedAt, controlRequests: service.requests),
+                        nodeID: configuration.id,
                         log: log)
                     endpoint.start()
                     metrics = endpoint

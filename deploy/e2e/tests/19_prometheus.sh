@@ -63,6 +63,16 @@ kill "$publisher_pid" 2>/dev/null || true
 wait "$publisher_pid" 2>/dev/null || true
 publisher_pid=''
 
+# The control requests behind those publishes, and n2's follow among its live channels by kind.
+dispatched_query='rexnode_control_requests_total{node="n1",op="dispatch",result="ok"}'
+dispatched() { [ "$(value_of "$dispatched_query" | awk '{ printf "%d", $1 }')" -ge 100 ] 2>/dev/null; }
+until_true 5 dispatched || fail "$dispatched_query below 100 after the publishes: '$(value_of "$dispatched_query")'"
+step "$dispatched_query = $(value_of "$dispatched_query")"
+follows=$(value_of 'rexnode_channels_live{node="n2",kind="follow"}')
+[ "${follows%.*}" -ge 1 ] 2>/dev/null || fail "rexnode_channels_live{node=\"n2\",kind=\"follow\"}: '$follows'"
+assert_eq "$(value_of 'sum(rexnode_channels_live{node="n2"})')" "$(ctl_json metrics n2 | json_get channels.live)" \
+    "sum(rexnode_channels_live{node=\"n2\"}) (Prometheus) and channels.live (rexctl metrics)"
+
 # The histogram and process metrics arrive too (PromQL over them answers).
 p99=$(value_of 'histogram_quantile(0.99, rate(rexnode_reconcile_cycle_duration_seconds_bucket{node="n2"}[3s]))')
 [ -n "$p99" ] || fail "no histogram_quantile over rexnode_reconcile_cycle_duration_seconds_bucket"
