@@ -59,7 +59,8 @@ struct TopCommand: RexCtlCommand {
         }
         // A reply later than the interval would only delay the next frame.
         let timeout = Duration.minimum(context.globals.requestTimeout, interval)
-        let screen = context.stdout.isTerminal ? TerminalScreen.enter() : nil
+        // -o json is for programs: lines, even on a terminal.
+        let screen = context.stdout.isTerminal && context.globals.output == .table ? TerminalScreen.enter() : nil
         defer { screen?.leave() }
         let limit = count ?? (screen == nil ? Self.plainDefaultCount : Int.max)
 
