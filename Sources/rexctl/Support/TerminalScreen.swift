@@ -6,7 +6,8 @@ import Musl
 
 /// The interactive terminal of a full-screen command (`rexctl top`): keys read one at a time
 /// without echo, frames drawn on the alternate screen with the cursor hidden — and the terminal
-/// as it was again on ``leave()``, or when SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives first.
+/// as it was again on ``leave()``, or when SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives first, and
+/// while the process is stopped by Ctrl-Z (SIGTSTP; SIGCONT brings the screen back).
 ///
 /// ```swift
 /// guard let screen = TerminalScreen.enter() else { … }   // nil: not a terminal
@@ -46,11 +47,13 @@ final class TerminalScreen {
         // The handlers read these: both are initialised before any of them is installed (a first
         // touch of a global from a handler could run its lazy initialiser, which is not signal-safe).
         _ = leaveSequence.utf8CodeUnitCount
-        savedTerminal = SavedTerminal(input: input, output: output, attributes: saved, isSaved: true)
+        _ = enterSequence.utf8CodeUnitCount
+        savedTerminal = SavedTerminal(input: input, output: output, attributes: saved, raw: raw, isSaved: true)
         let screen = TerminalScreen(input: input, output: output)
         for number in restoringSignals {
             screen.previousHandlers.append((number, signal(number, restoreTerminalAndReraise)))
         }
+        screen.previousHandlers.append((SIGTSTP, signal(SIGTSTP, restoreTerminalAndStop)))
         guard tcsetattr(input, TCSANOW, &raw) == 0 else {
             screen.leave()
             return nil
@@ -146,6 +149,8 @@ private struct SavedTerminal {
     var input: Int32 = 0
     var output: Int32 = 1
     var attributes = termios()
+    /// The screen's own settings, put back after a stop.
+    var raw = termios()
     var isSaved = false
 }
 
@@ -163,5 +168,37 @@ private func restoreTerminalAndReraise(_ number: Int32) {
         _ = tcsetattr(savedTerminal.input, TCSANOW, &attributes)
     }
     signal(number, SIG_DFL)
+    raiseUnblocked(number)
+}
+
+/// Raises `number` with it unblocked: a handler runs with its own signal blocked, so a plain
+/// `raise` would only leave it pending until the handler returns. (sigprocmask and raise are
+/// async-signal-safe; returning from the handler puts the previous mask back.)
+private func raiseUnblocked(_ number: Int32) {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, number)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
     raise(number)
+}
+
+/// The SIGTSTP handler: the terminal as it was, then stop (the default action of SIGTSTP, raised
+/// with this handler out of the way); when SIGCONT resumes the process, `raise` returns here and
+/// the screen is set up again (its next frame redraws it). Async-signal-safe as the one above.
+private func restoreTerminalAndStop(_ number: Int32) {
+    let onScreen = savedTerminal.isSaved
+    if onScreen {
+        _ = write(savedTerminal.output, leaveSequence.utf8Start, leaveSequence.utf8CodeUnitCount)
+        var attributes = savedTerminal.attributes
+        _ = tcsetattr(savedTerminal.input, TCSANOW, &attributes)
+    }
+    signal(SIGTSTP, SIG_DFL)
+    raiseUnblocked(SIGTSTP)
+    // Resumed (SIGCONT).
+    signal(SIGTSTP, restoreTerminalAndStop)
+    if onScreen {
+        var raw = savedTerminal.raw
+        _ = tcsetattr(savedTerminal.input, TCSANOW, &raw)
+        _ = write(savedTerminal.output, enterSequence.utf8Start, enterSequence.utf8CodeUnitCount)
+    }
 }

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # rexctl top in a pseudo-terminal (a private tmux server): the table is redrawn in place on the
-# alternate screen with every node up and rates from the second sample on; `q` quits with 0, and
+# alternate screen with every node up and rates from the second sample on; SIGTSTP (Ctrl-Z) gives
+# the terminal back while it is stopped and SIGCONT brings the screen back; `q` quits with 0, and
 # SIGTERM ends it with 143; either way the terminal is as it was (stty settings, primary screen).
 # Then plain mode through a pipe: --count samples, one table each, and -o json lines.
 
@@ -42,7 +43,10 @@ finished() { [ -s "$work/status" ]; }
 
 start_top() {
     rm -f "$work/status" "$work/pid" "$work/stty.before" "$work/stty.after"
-    tm new-session -d -s top -x 120 -y 24 "bash --norc --noprofile $work/run.sh; sleep 30"
+    # An interactive shell types the script: with job control the script (and rexctl in it) runs
+    # in a process group of its own, not an orphaned one, where the kernel would discard SIGTSTP.
+    tm new-session -d -s top -x 120 -y 24 "bash --norc --noprofile -i"
+    tm send-keys -t top "bash $work/run.sh" Enter
     until_true 10 frame_with_rates || fail "no frame with every node up and rates within 10 s; the screen: $(screen)"
 }
 
@@ -61,13 +65,33 @@ later() { [ "$(shown_sample)" -gt "$first" ] 2>/dev/null; }
 until_true 5 later || fail "the frame was not redrawn after sample $first"
 step "redrawn in place: sample $first → $(shown_sample), one header on the screen"
 screen | sed -n '1,6s/^/      /p' >&2
+
+# 2. Stopped (SIGTSTP, what Ctrl-Z sends; to the rexctl we started, by its pid) and continued.
+pid=$(cat "$work/pid")
+process_state() { awk '/^State:/ { print $2 }' "/proc/$pid/status"; }
+stopped() { [ "$(process_state)" = T ]; }
+primary_screen() { [ "$(tm display-message -p -t top '#{alternate_on}')" = 0 ]; }
+before_stop=$(shown_sample)
+kill -TSTP "$pid"
+until_true 5 stopped || fail "rexctl top did not stop on SIGTSTP (state $(process_state))"
+until_true 2 primary_screen || fail "the alternate screen stayed on while stopped"
+pane_tty=$(tm display-message -p -t top '#{pane_tty}')
+[ "$(cat "$work/stty.before")" = "$(stty -F "$pane_tty" -g)" ] || fail "stty settings while stopped differ from before"
+step "stopped: primary screen, stty settings as before"
+kill -CONT "$pid"
+alternate_screen() { [ "$(tm display-message -p -t top '#{alternate_on}')" = 1 ]; }
+drawn_again() { [ "$(shown_sample)" -gt "$before_stop" ] 2>/dev/null; }
+until_true 5 alternate_screen || fail "the alternate screen did not come back after SIGCONT"
+until_true 5 drawn_again || fail "no new frame after SIGCONT (still sample $before_stop)"
+step "continued: alternate screen again, sample $before_stop → $(shown_sample)"
+
 tm send-keys -t top q
 until_true 5 finished || fail "rexctl top did not exit within 5 s of q"
 assert_eq 0 "$(cat "$work/status")" "exit status after q"
 check_restored q
 tm kill-session -t top
 
-# 2. SIGTERM (to the rexctl we started, by its pid).
+# 3. SIGTERM (to the rexctl we started, by its pid).
 start_top
 pid=$(cat "$work/pid")
 kill -TERM "$pid"
@@ -76,7 +100,7 @@ assert_eq 143 "$(cat "$work/status")" "exit status after SIGTERM"
 check_restored SIGTERM
 tm kill-session -t top
 
-# 3. Plain mode through a pipe: 3 samples, rates from the second on, no escape sequences.
+# 4. Plain mode through a pipe: 3 samples, rates from the second on, no escape sequences.
 out=$("$REXCTL" top --count 3 --interval 200ms | cat)
 assert_eq 3 "$(grep -c '^rexctl top' <<<"$out")" "plain samples"
 for id in n1 n2 n3; do
