@@ -21,7 +21,8 @@ struct TopCommand: RexCtlCommand {
             or --count samples were shown; the terminal is restored on exit and on SIGINT,
             SIGTERM, SIGHUP or SIGQUIT. Otherwise (a pipe, a file) it prints --count samples
             (default 2), each a time line and the table; -o json prints one line per node and sample.
-            Exits 2 when a node did not answer the last sample (plain output only).
+            A node that does not answer within --timeout (default 2s) shows as down. Exits 2
+            when a node did not answer the last sample (plain output only).
             """,
         options: [
             .option("--interval", value: "duration", help: "Time between samples (default 1s; 100ms to 1h)."),
@@ -57,8 +58,9 @@ struct TopCommand: RexCtlCommand {
                 clients.append((node, .failure(error)))
             }
         }
-        // A reply later than the interval would only delay the next frame.
-        let timeout = Duration.minimum(context.globals.requestTimeout, interval)
+        // The global --timeout, not the interval: a busy node that answers late is slow, not down
+        // (the next frame then starts at once rather than bursting to catch up).
+        let timeout = context.globals.requestTimeout
         // -o json is for programs: lines, even on a terminal.
         let screen = context.stdout.isTerminal && context.globals.output == .table ? TerminalScreen.enter() : nil
         defer { screen?.leave() }
