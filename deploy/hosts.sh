@@ -12,7 +12,8 @@
 #   deploy/hosts.sh pause|resume|kill|start HOST    SIGSTOP, SIGCONT or SIGKILL HOST's node; start it again on the same address
 #   deploy/hosts.sh down                            stop every node; remove every namespace, link and rule made here
 #
-# HOST is hK or K. Host hK is 10.213.0.K (pub tcp://10.213.0.K:7101, control tcp://10.213.0.K:7201);
+# HOST is hK or K. Host hK is 10.213.0.K (pub tcp://10.213.0.K:7101, control tcp://10.213.0.K:7201,
+# metrics http://10.213.0.K:9101/metrics, all recorded in the cluster file);
 # the bridge is 10.213.0.254 in the root namespace, so rexctl runs from there:
 #   .build/release/rexctl --cluster .deploy/hosts/cluster.json nodes
 # Partitions and loss apply between hosts only: the root namespace's control traffic is never
@@ -40,6 +41,7 @@ NAME_PREFIX=rexh
 BRIDGE=$NAME_PREFIX-br
 PUB_PORT=7101
 CONTROL_PORT=7201
+METRICS_PORT=9101
 
 set_state_dir "${REX_HOSTS_DIR:-$REPO_ROOT/.deploy/hosts}"
 MADE_FILE="$STATE_DIR/made"
@@ -243,8 +245,8 @@ write_cluster_file() {
     {
         printf '{"nodes": [\n'
         for host in "${HOSTS[@]}"; do
-            printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d"}' "$sep" "$host" \
-                "$(host_address "$host")" "$PUB_PORT" "$(host_address "$host")" "$CONTROL_PORT"
+            printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d", "metrics": "tcp://%s:%d"}' "$sep" "$host" \
+                "$(host_address "$host")" "$PUB_PORT" "$(host_address "$host")" "$CONTROL_PORT" "$(host_address "$host")" "$METRICS_PORT"
             sep=$',\n'
         done
         printf '\n]}\n'

@@ -20,6 +20,7 @@ enum RexCtl {
         KeepCommand.self,
         StateCommand.self,
         MetricsCommand.self,
+        TopCommand.self,
         DescribeCommand.self,
         WaitCommand.self,
         LoadCommand.self,

@@ -184,7 +184,17 @@ import Testing
         let histogram = metrics.replacingOccurrences(of: #""histogram":\[[\[\],0-9]*\]"#, with: #""histogram":[…]"#,
                                                      options: .regularExpression)
         #expect(maskingNumbers(in: histogram) == 
-            #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"live":#,"opens":#,"recreates":#},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
+            #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"live":#,"liveByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"opens":#,"recreates":#},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
+        // The numbers masked above that this test knows: the live channels by kind (summing to
+        // live), and the requests answered so far (this metrics request is not among them yet).
+        let result = try #require((try JSONSerialization.jsonObject(with: Data(metrics.utf8)) as? [String: Any])?["result"] as? [String: Any])
+        let channels = try #require(result["channels"] as? [String: Any])
+        #expect(channels["liveByKind"] as? [String: Int]
+            == ["feed": 1, "follow": 2, "heartbeat": 1, "membership": 1, "peer": 1, "publisher": 1])
+        #expect(channels["live"] as? Int == 7)
+        let requests = try #require(result["controlRequests"] as? [String: [String: Int]])
+        #expect(requests["keep"] == ["ok": 1] && requests["state"] == ["ok": 1] && requests["metrics"] == nil)
+        #expect((requests["dispatch"]?["ok"] ?? 0) > 0)
         await node.stop()
     }
 

@@ -35,6 +35,32 @@ import Testing
         #expect(!text.contains("rexnode_members"), "absent from an older node's document")
     }
 
+    @Test func liveChannelsByKindAndControlRequestsByOpAndResult() {
+        var metrics = document(histogram: [])
+        #expect(metrics.prometheusText(nodeID: "n1").contains("# TYPE rexnode_channels_live gauge\nrexnode_channels_live 3\n"),
+                "an older node's document: the total alone")
+        #expect(!metrics.prometheusText(nodeID: "n1").contains("rexnode_control_requests_total"))
+        metrics.channels.liveByKind = ["peer": 1, "feed": 2, "follow": 0]
+        metrics.controlRequests = ["ping": ["ok": 4], "invalid": ["unknownOp": 1, "badRequest": 2], #"x"y"#: ["a\nb": 1]]
+        let text = metrics.prometheusText(nodeID: "n1")
+        #expect(text.contains("""
+            # TYPE rexnode_channels_live gauge
+            rexnode_channels_live{kind="feed"} 2
+            rexnode_channels_live{kind="follow"} 0
+            rexnode_channels_live{kind="peer"} 1
+
+            """))
+        #expect(!text.contains("rexnode_channels_live 3"), "one family never mixes the total with its parts")
+        #expect(text.contains("""
+            # TYPE rexnode_control_requests_total counter
+            rexnode_control_requests_total{op="invalid",result="badRequest"} 2
+            rexnode_control_requests_total{op="invalid",result="unknownOp"} 1
+            rexnode_control_requests_total{op="ping",result="ok"} 4
+            rexnode_control_requests_total{op="x\\"y",result="a\\nb"} 1
+
+            """))
+    }
+
     @Test func membersAreOneFamilyWithAStatusLabelAndLabelsAreEscaped() {
         let text = document(histogram: [], members: .init(alive: 2, gone: 1)).prometheusText(nodeID: #"a"b\c"#)
         #expect(text.contains(#"rexnode_info{node="a\"b\\c"} 1"#))

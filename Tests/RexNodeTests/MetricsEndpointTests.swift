@@ -116,6 +116,53 @@ import Testing
         await node.stop()
     }
 
+    /// Control requests are counted by operation and result, and live channels by kind, in the
+    /// model both the control op and /metrics render.
+    @Test func controlRequestsByOpAndResultAndChannelsByKind() async throws {
+        let (node, port) = try startMetricsNode("m4")
+        let control = node.controlEndpoint
+        for _ in 0..<2 { _ = try await controlRequest(control, #"{"v": 1, "op": "ping"}"#) }
+        _ = try await controlRequest(control, "not json")
+        _ = try await controlRequest(control, #"{"v": 1, "op": "frobnicate"}"#)
+        // Unreadable (a field missing): counted as invalid; read but refused by the node: dispatch.
+        _ = try await controlRequest(control, #"{"v": 1, "op": "dispatch", "action": {"type": "set"}}"#)
+        let longTopic = String(repeating: "t", count: 300)
+        _ = try await controlRequest(control, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(longTopic)", "value": "1"}}"#)
+        _ = try await controlRequest(control, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "a", "value": "1"}}"#)
+        _ = try await controlRequest(control, #"{"v": 1, "op": "state"}"#)
+        #expect(await waitFor(node) { $0.feeds["a"] != nil })
+
+        let reply = try await controlRequest(control, #"{"v": 1, "op": "metrics"}"#)
+        let result = try #require(reply?["result"] as? [String: Any])
+        let requests = try #require(result["controlRequests"] as? [String: [String: Int]])
+        #expect(requests["ping"] == ["ok": 2])
+        #expect(requests["state"] == ["ok": 1])
+        #expect(requests["dispatch"] == ["ok": 1, "tooLarge": 1])
+        #expect(requests["invalid"] == ["badRequest": 1, "unknownOp": 1, "badAction": 1])
+
+        // The second metrics request counts the first; the engine's feed channel may still be
+        // opening (the dispatch is in the mailbox), so wait for it in the text.
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(5)
+        repeat {
+            text = try await HTTPExchange.get(port: port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").body
+        } while !text.contains("rexnode_channels_live{kind=\"feed\"} 1\n") && ContinuousClock.now < deadline
+        #expect(text.contains("# TYPE rexnode_control_requests_total counter\n"))
+        for sample in [
+            #"rexnode_control_requests_total{op="dispatch",result="ok"} 1"#,
+            #"rexnode_control_requests_total{op="dispatch",result="tooLarge"} 1"#,
+            #"rexnode_control_requests_total{op="invalid",result="badAction"} 1"#,
+            #"rexnode_control_requests_total{op="invalid",result="badRequest"} 1"#,
+            #"rexnode_control_requests_total{op="invalid",result="unknownOp"} 1"#,
+            #"rexnode_control_requests_total{op="metrics",result="ok"} 1"#,
+            #"rexnode_control_requests_total{op="ping",result="ok"} 2"#,
+            #"rexnode_channels_live{kind="feed"} 1"#, #"rexnode_channels_live{kind="follow"} 0"#,
+            #"rexnode_channels_live{kind="peer"} 1"#, #"rexnode_channels_live{kind="membership"} 1"#,
+            #"rexnode_channels_live{kind="publisher"} 1"#, #"rexnode_channels_live{kind="heartbeat"} 1"#,
+        ] { #expect(text.contains(sample + "\n"), "\(sample)") }
+        await node.stop()
+    }
+
     @Test func requestHeadsAreParsedFromBytesAlone() {
         #expect(HTTPRequestHead.parse(Array("GET /metrics HTTP/1.1\r\nHost: a".utf8)) == .incomplete)
         #expect(HTTPRequestHead.parse(Array("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n".utf8))

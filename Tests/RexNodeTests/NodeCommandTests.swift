@@ -70,7 +70,7 @@ import Testing
     @Test func helpListsEveryOptionAndExitsZero() throws {
         let result = try Self.run(["--help"])
         #expect(result.status == 0)
-        for option in ["--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level"] {
+        for option in ["--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level", "--log-format"] {
             #expect(result.output.contains(option), "help mentions \(option)")
         }
     }

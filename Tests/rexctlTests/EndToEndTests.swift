@@ -295,4 +295,33 @@ import Testing
         #expect(watchJSON.stdout.split(separator: "\n").allSatisfy { (try? document(KeepDocument.self, String($0))) != nil })
         await cluster.stop()
     }
+
+    /// `top` into a buffer (not a terminal): --count samples of plain tables, rates from the
+    /// second on, and exit 2 once a node stops answering.
+    @Test func topPrintsPlainSamplesAndSeesANodeGo() async throws {
+        let cluster = try Cluster.start()
+        let top = await cluster.run("top --count 3 --interval 150ms")
+        #expect(top.code == 0, "\(top)")
+        let lines = top.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.filter { $0.hasPrefix("rexctl top — 2 nodes, 2 up, every 150ms — sample ") }.count == 3)
+        #expect(lines.filter { $0.hasPrefix("NODE  STATUS  CYCLES/S") }.count == 3)
+        let n1Rows = lines.filter { $0.hasPrefix("n1 ") }
+        #expect(n1Rows.count == 3)
+        #expect(n1Rows.first?.split(separator: " ", omittingEmptySubsequences: true)[2] == "-", "no rate in the first sample")
+        for row in n1Rows.dropFirst() {
+            let cells = row.split(separator: " ", omittingEmptySubsequences: true)
+            #expect(cells[1] == "up" && Double(cells[2]) != nil && Double(cells[3]) != nil, "\(row)")
+            #expect(cells[8] == "none", "n1 has no peers: \(row)")
+        }
+        let n2Members = lines.filter { $0.hasPrefix("n2 ") }.map { $0.split(separator: " ", omittingEmptySubsequences: true)[8] }
+        #expect(n2Members.count == 3 && n2Members.allSatisfy { $0 == "alive:1" || $0 == "unknown:1" }, "\(n2Members)")
+        #expect(top.elapsed >= .milliseconds(290), "two intervals between three samples")
+        #expect(!top.stdout.contains("\u{1B}"))
+
+        await cluster.n2.stop()
+        let down = await cluster.run(["top", "--count", "1", "--timeout", "200ms"])
+        #expect(down.code == 2, "\(down)")
+        #expect(down.stdout.contains("\nn2    down "), "\(down.stdout)")
+        await cluster.n1.stop()
+    }
 }

@@ -42,6 +42,8 @@ import Testing
                                   peers.
           metrics                 Show a node's counters: reconcile, channels, messages,
                                   mailbox, sockets, process.
+          top                     A live table of every node: cycles/s, messages in/out
+                                  per second, channels, mailbox, RSS, members.
           describe                Show one channel of a node's keep set in full, with
                                   its recent history.
           wait                    Wait until a condition holds on a node: exit 0 when it

@@ -61,6 +61,7 @@ ensure_system_packages() {
     # pyzmq; a `python3` earlier on PATH (a pyenv shim) does not have it.
     /usr/bin/python3 -c 'import zmq' >/dev/null 2>&1 || missing+=(python3-zmq)
     [ -x /usr/sbin/iptables ] || missing+=(iptables) # deploy/hosts.sh: partitions and loss between test hosts
+    command -v tmux >/dev/null 2>&1 || missing+=(tmux) # e2e 20_top: rexctl top in a pseudo-terminal
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -eq 0 ]; then
         log "installing ${missing[*]} (apt-get)"
@@ -115,24 +116,30 @@ select_scenarios() {
     [ ${#scenarios[@]} -gt 0 ] || fatal "no scenario matches: $*"
 }
 
-# Prints the path of a promtool (Prometheus' checker, for `promtool check metrics`), or fails.
-# Debian ships it only inside the `prometheus` package (19 MB download, 96 MB installed, pulling
-# in a web UI's JavaScript, and its postinst would start a Prometheus server): so rather than
-# install that, the .deb is fetched with `apt-get download` and only usr/bin/promtool (a static
-# binary) is unpacked into .deploy/tools/. Done once; safe to re-run. Not part of
+# Prints the path of NAME, promtool (Prometheus' checker, for `promtool check metrics`) or
+# prometheus (the server, for the e2e scrape), or fails. Debian ships both only inside the
+# `prometheus` package (19 MB download, 96 MB installed, pulling in a web UI's JavaScript, and its
+# postinst would start a Prometheus server as a service): so rather than install that, the .deb is
+# fetched with `apt-get download` and only usr/bin/promtool and usr/bin/prometheus (static
+# binaries) are unpacked into .deploy/tools/. Done once for both; safe to re-run. Not part of
 # ensure_system_packages, so `deploy/cluster.sh up` never fetches it.
-ensure_promtool() {
-    if command -v promtool >/dev/null 2>&1; then
-        command -v promtool
+ensure_prometheus_binary() {
+    local name=$1
+    case "$name" in
+    promtool | prometheus) ;;
+    *) fatal "ensure_prometheus_binary: not in the prometheus package: $name" ;;
+    esac
+    if command -v "$name" >/dev/null 2>&1; then
+        command -v "$name"
         return 0
     fi
-    local dir="$REPO_ROOT/.deploy/tools" work
-    if [ -x "$dir/promtool" ] && "$dir/promtool" --version >/dev/null 2>&1; then
-        echo "$dir/promtool"
+    local dir="$REPO_ROOT/.deploy/tools" work binary
+    if [ -x "$dir/$name" ] && "$dir/$name" --version >/dev/null 2>&1; then
+        echo "$dir/$name"
         return 0
     fi
-    command -v apt-get >/dev/null 2>&1 || { error "no promtool and no apt-get to fetch it"; return 1; }
-    log "fetching promtool (Debian's prometheus package, unpacked into ${dir#"$PWD"/}; once)"
+    command -v apt-get >/dev/null 2>&1 || { error "no $name and no apt-get to fetch it"; return 1; }
+    log "fetching promtool and prometheus (Debian's prometheus package, unpacked into ${dir#"$PWD"/}; once)"
     work=$(mktemp -d)
     if ! (cd "$work" && { apt-get download -qq prometheus >/dev/null 2>&1 \
         || { [ "$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download -qq prometheus >/dev/null; }; }); then
@@ -141,15 +148,24 @@ ensure_promtool() {
         return 1
     fi
     mkdir -p "$dir"
-    if ! dpkg-deb -x "$work"/prometheus_*.deb "$work/root" || ! [ -x "$work/root/usr/bin/promtool" ]; then
+    if ! dpkg-deb -x "$work"/prometheus_*.deb "$work/root"; then
         rm -rf "$work"
-        error "the prometheus package has no usr/bin/promtool"
+        error "dpkg-deb could not unpack the prometheus package"
         return 1
     fi
-    mv "$work/root/usr/bin/promtool" "$dir/promtool"
+    for binary in promtool prometheus; do
+        [ -x "$work/root/usr/bin/$binary" ] && mv "$work/root/usr/bin/$binary" "$dir/$binary"
+    done
     rm -rf "$work"
-    echo "$dir/promtool"
+    if ! [ -x "$dir/$name" ]; then
+        error "the prometheus package has no usr/bin/$name"
+        return 1
+    fi
+    echo "$dir/$name"
 }
+
+ensure_promtool() { ensure_prometheus_binary promtool; }
+ensure_prometheus() { ensure_prometheus_binary prometheus; }
 
 # --- building ----------------------------------------------------------------------------------
 

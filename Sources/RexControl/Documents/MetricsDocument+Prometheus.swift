@@ -44,7 +44,16 @@ extension MetricsDocument {
         out.counter("rexnode_channel_opens_total", "Channel instances opened (including recreations).", channels.opens)
         out.counter("rexnode_channel_cancels_total", "Channel instances cancelled (including recreations).", channels.cancels)
         out.counter("rexnode_channel_recreates_total", "Channel recreations caused by a reset-key change.", channels.recreates)
-        out.gauge("rexnode_channels_live", "Channel instances live now.", channels.live)
+        if let byKind = channels.liveByKind {
+            // By kind only: the kinds cover every channel, so sum() is the total, and one family
+            // never mixes a total with its parts.
+            out.family("rexnode_channels_live", "Channel instances live now, by kind.", type: "gauge")
+            for (kind, count) in byKind.sorted(by: { $0.key < $1.key }) {
+                out.sample("rexnode_channels_live", labels: ["kind": kind], Double(count))
+            }
+        } else {
+            out.gauge("rexnode_channels_live", "Channel instances live now.", channels.live)
+        }
 
         out.counter("rexnode_messages_published_total", "Data-plane messages published.", messages.published)
         out.counter("rexnode_messages_received_total", "Data-plane messages received.", messages.received)
@@ -76,6 +85,17 @@ extension MetricsDocument {
             out.family("rexnode_members", "Peers by heartbeat status.", type: "gauge")
             for status in Peer.Status.allCases {
                 out.sample("rexnode_members", labels: ["status": status.rawValue], Double(members[status]))
+            }
+        }
+
+        if let controlRequests, !controlRequests.isEmpty {
+            out.family(
+                "rexnode_control_requests_total", "Control requests answered, by operation and result (ok or the error code).",
+                type: "counter")
+            for (operation, results) in controlRequests.sorted(by: { $0.key < $1.key }) {
+                for (result, count) in results.sorted(by: { $0.key < $1.key }) {
+                    out.sample("rexnode_control_requests_total", labels: ["op": operation, "result": result], Double(count))
+                }
             }
         }
 

@@ -12,10 +12,15 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     public var process: Process
     /// The node's peers by heartbeat status. Optional: nodes before it did not send it.
     public var members: Members?
+    /// Control requests answered since start, by operation (`ping`, …, or `invalid` when the
+    /// request could not be read) and result (`ok` or the error code). Optional: nodes before it
+    /// did not send it.
+    public var controlRequests: [String: [String: Int]]?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,
-        mailbox: Mailbox, sockets: Sockets, process: Process, members: Members? = nil
+        mailbox: Mailbox, sockets: Sockets, process: Process, members: Members? = nil,
+        controlRequests: [String: [String: Int]]? = nil
     ) {
         self.uptimeMs = uptimeMs
         self.reconcile = reconcile
@@ -27,6 +32,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         self.sockets = sockets
         self.process = process
         self.members = members
+        self.controlRequests = controlRequests
     }
 
     /// Reconcile cycles: counts, and durations in ms.
@@ -92,12 +98,17 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         public var cancels: Int
         public var recreates: Int
         public var live: Int
+        /// The live instances by kind (`feed`, `follow`, `peer`, `membership`, `publisher`,
+        /// `heartbeat`), from the same engine snapshot as `live`. Optional: nodes before it did
+        /// not send it.
+        public var liveByKind: [String: Int]?
 
-        public init(opens: Int, cancels: Int, recreates: Int, live: Int) {
+        public init(opens: Int, cancels: Int, recreates: Int, live: Int, liveByKind: [String: Int]? = nil) {
             self.opens = opens
             self.cancels = cancels
             self.recreates = recreates
             self.live = live
+            self.liveByKind = liveByKind
         }
     }
 

@@ -22,6 +22,8 @@ final class ControlService {
     private var bound: ReactorBound<ControlService>?
     /// The open watches (set up by `start()`).
     private(set) var watchers: ControlWatchers?
+    /// Requests answered, by operation and result (for the metrics).
+    let requests = ControlRequestTally()
     var acceptingDispatch = true
 
     struct NodeInfo: Sendable {
@@ -97,17 +99,23 @@ final class ControlService {
             // The receive stopped keeping frames past the limit: the envelope cannot be
             // trusted to route a reply, so the request is dropped (and logged).
             log.warning("control_request_refused", ["code": "badRequest", "message": "more than \(Self.maxFrames) frames"])
+            requests.count(nil, ControlError.Code.badRequest.rawValue)
             return
         }
         guard payload.count <= limits.maxRequestBytes else {
+            requests.count(nil, ControlError.Code.tooLarge.rawValue)
             refuse(envelope, id: .null, ControlError(.tooLarge, "the request has \(payload.count) bytes; "
                 + "this node accepts at most \(limits.maxRequestBytes) (--max-request-bytes)"))
             return
         }
         let (id, request) = ControlRequest<OperatorAction>.read(payload)
+        let operation = try? request.get().operation
         do throws(ControlError) {
             try perform(try request.get(), envelope: envelope, id: id)
+            // The documents built off the reactor count when their reply is settled (respondLater).
+            if let operation, !Self.answeredLater.contains(operation) { requests.count(operation, ControlRequestTally.ok) }
         } catch {
+            requests.count(operation, error)
             refuse(envelope, id: id, error)
         }
     }
@@ -132,12 +140,13 @@ final class ControlService {
             // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)
             // happens off the reactor.
             let state = store.state
-            respondLater(envelope, id) { _ in state }
+            respondLater(.state, envelope, id) { _ in state }
         case .keep:
             let nowMs = node.uptimeMs
-            respondLater(envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
+            respondLater(.keep, envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
         case .metrics:
-            respondLater(envelope, id, NodeMetricsSampler(store: store, io: io, startedAt: node.startedAt).sample())
+            respondLater(.metrics, envelope, id, NodeMetricsSampler(
+                store: store, io: io, startedAt: node.startedAt, controlRequests: requests).sample())
         case .watch:
             guard let watchers else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
             try watchers.watch(envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,
@@ -166,10 +175,13 @@ final class ControlService {
         }
     }
 
+    /// The operations answered by ``respondLater(_:_:_:_:)``.
+    static let answeredLater: Set<ControlOperation> = [.state, .keep, .metrics]
+
     /// Builds the result off the reactor (it may await the store), encodes the whole reply
     /// there too, then sends it from the reactor — or `tooLarge` if it is over the limit.
     private func respondLater<Payload: Encodable & Sendable>(
-        _ envelope: [[UInt8]], _ id: JSONValue,
+        _ operation: ControlOperation, _ envelope: [[UInt8]], _ id: JSONValue,
         _ build: @escaping @Sendable (Store<NodeAction, NodeState, NodeEnvironment>) async -> Payload
     ) {
         guard let bound else { return }
@@ -181,12 +193,17 @@ final class ControlService {
             bound.reactor.execute {
                 switch reply {
                 case .success(let bytes) where bytes.count <= maxReply:
+                    bound.value.requests.count(operation, ControlRequestTally.ok)
                     bound.value.send(envelope, bytes)
                 case .success(let bytes):
-                    bound.value.refuse(envelope, id: id, ControlError(.tooLarge, "the reply would have \(bytes.count) bytes; "
-                        + "this node sends at most \(maxReply) (--max-reply-bytes)"))
+                    let error = ControlError(.tooLarge, "the reply would have \(bytes.count) bytes; "
+                        + "this node sends at most \(maxReply) (--max-reply-bytes)")
+                    bound.value.requests.count(operation, error)
+                    bound.value.refuse(envelope, id: id, error)
                 case .failure(let error):
-                    bound.value.refuse(envelope, id: id, ControlError(.badRequest, "the reply cannot be encoded: \(error)"))
+                    let refusal = ControlError(.badRequest, "the reply cannot be encoded: \(error)")
+                    bound.value.requests.count(operation, refusal)
+                    bound.value.refuse(envelope, id: id, refusal)
                 }
             }
         }

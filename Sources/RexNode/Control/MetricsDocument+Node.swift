@@ -6,7 +6,8 @@ extension MetricsDocument {
     /// store's mailbox and the process.
     init(
         uptimeMs: Int, reconcile counters: ReconcileCounters, io: NodeIO.Counters, state: NodeState,
-        mailbox: (depth: Int, maxDepth: Int), process: Process
+        mailbox: (depth: Int, maxDepth: Int), process: Process, liveByKind: [String: Int]? = nil,
+        controlRequests: [String: [String: Int]]? = nil
     ) {
         let follows = state.follows.values
         self.init(
@@ -22,7 +23,8 @@ extension MetricsDocument {
                 }
             ),
             channels: Channels(
-                opens: counters.opens, cancels: counters.cancels, recreates: counters.recreates, live: counters.liveChannels
+                opens: counters.opens, cancels: counters.cancels, recreates: counters.recreates, live: counters.liveChannels,
+                liveByKind: liveByKind
             ),
             messages: Messages(
                 published: io.published, received: io.received, malformed: io.malformed, oversized: io.oversized,
@@ -35,7 +37,8 @@ extension MetricsDocument {
             mailbox: Mailbox(depth: mailbox.depth, maxDepth: mailbox.maxDepth),
             sockets: Sockets(open: io.socketsOpen, created: io.socketsCreated),
             process: process,
-            members: Members(counting: state.peers.values.map(\.status))
+            members: Members(counting: state.peers.values.map(\.status)),
+            controlRequests: controlRequests
         )
     }
 }
@@ -46,6 +49,8 @@ struct NodeMetricsSampler {
     let store: Store<NodeAction, NodeState, NodeEnvironment>
     let io: NodeIO
     let startedAt: ContinuousClock.Instant
+    /// The control service's request counts (reactor-confined, copied in `sample()`).
+    var controlRequests: ControlRequestTally?
 
     /// Copies the socket counters, the state and the mailbox depth (on the reactor) and returns
     /// the work that completes the document: awaiting the engine's counters and reading /proc,
@@ -55,10 +60,14 @@ struct NodeMetricsSampler {
         let state = store.state
         let mailbox = store.mailboxDepth
         let uptimeMs = (ContinuousClock.now - startedAt).wholeMilliseconds
+        let requests = controlRequests?.counts
         return { store in
-            MetricsDocument(
-                uptimeMs: uptimeMs, reconcile: await store.keep().counters, io: io, state: state,
-                mailbox: (mailbox.current, mailbox.max), process: .current)
+            // One engine snapshot for the counters and the live channels by kind, so they agree.
+            let keep = await store.keep()
+            return MetricsDocument(
+                uptimeMs: uptimeMs, reconcile: keep.counters, io: io, state: state,
+                mailbox: (mailbox.current, mailbox.max), process: .current, liveByKind: ChannelKind.liveCounts(keep),
+                controlRequests: requests)
         }
     }
 }

@@ -53,7 +53,7 @@ public final class Node: Sendable {
     ///   socket cannot be bound (the message names the endpoint and the reason).
     public static func start(_ configuration: NodeConfiguration, logger: NodeLogger? = nil) throws(NodeError) -> Node {
         try configuration.validate()
-        let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel)
+        let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel, format: configuration.logFormat)
         let context: ZMQContext
         do { context = try ZMQContext() } catch {
             throw NodeError(.socketFailure, "cannot create a ZeroMQ context: \(error)")
@@ -119,7 +119,8 @@ public final class Node: Sendable {
                     metricsEndpoint = ((try? metricsSocket.lastEndpoint) ?? nil) ?? configuration.metricsEndpoint
                     let endpoint = MetricsEndpoint(
                         socket: metricsSocket, reactor: reactor,
-                        sampler: NodeMetricsSampler(store: store, io: io, startedAt: startedAt), nodeID: configuration.id,
+                        sampler: NodeMetricsSampler(store: store, io: io, startedAt: startedAt, controlRequests: service.requests),
+                        nodeID: configuration.id,
                         log: log)
                     endpoint.start()
                     metrics = endpoint

@@ -25,6 +25,8 @@ public enum NodeCommand {
       --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
                                Every MS flag takes 0 to 86400000 (a day).
       --log-level LEVEL        debug, info, warning or error (default info).
+      --log-format FORMAT      text (key=value, default) or json (one object per line: time, level,
+                               node, event, fields).
 
     LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
       --max-name-bytes N       Longest topic, name, peer id, sender or endpoint (default 256).
@@ -70,6 +72,7 @@ public enum NodeCommand {
         var cluster: String?
         var settings = NodeSettings()
         var level = NodeLogger.Level.info
+        var logFormat = LogFormat.text
         var index = 0
 
         func value(for flag: String) throws(UsageError) -> String {
@@ -128,6 +131,12 @@ public enum NodeCommand {
                     throw UsageError(message: "--log-level takes debug, info, warning or error (got '\(name)')")
                 }
                 level = parsed
+            case "--log-format":
+                let name = try value(for: argument)
+                guard let parsed = LogFormat(name: name) else {
+                    throw UsageError(message: "--log-format takes text or json (got '\(name)')")
+                }
+                logFormat = parsed
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }
@@ -153,6 +162,7 @@ public enum NodeCommand {
         }
         configuration.settings = settings
         configuration.logLevel = level
+        configuration.logFormat = logFormat
         do {
             try configuration.validate()
         } catch {

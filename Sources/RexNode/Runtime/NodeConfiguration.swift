@@ -14,6 +14,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var peers: [String: String]
     public var settings: NodeSettings
     public var logLevel: NodeLogger.Level
+    /// How log lines are written: `key=value` text (default) or JSON.
+    public var logFormat: LogFormat = .text
 
     public init(
         id: String,

@@ -3,7 +3,8 @@ import Glibc
 #endif
 import Synchronization
 
-/// One line per event on standard error: time, level, node id, event name, then `key=value`s.
+/// One line per event on standard error: time, level, node id, event name, then the fields, as
+/// `key=value` text or one JSON object (``LogFormat``).
 ///
 /// ```
 /// 2026-11-29T12:00:00.123Z INFO  node=n1 event=started pub=tcp://127.0.0.1:7101
@@ -37,18 +38,26 @@ public struct NodeLogger: Sendable {
 
     public let nodeID: String
     public let level: Level
+    public let format: LogFormat
     private let sink: @Sendable (String) -> Void
+    private let clock: @Sendable () -> String
 
     /// A logger writing to standard error.
-    public init(nodeID: String, level: Level = .info) {
-        self.init(nodeID: nodeID, level: level, sink: NodeLogger.standardError)
+    public init(nodeID: String, level: Level = .info, format: LogFormat = .text) {
+        self.init(nodeID: nodeID, level: level, format: format, sink: NodeLogger.standardError)
     }
 
-    /// A logger writing each line to `sink` (tests capture lines this way).
-    public init(nodeID: String, level: Level, sink: @escaping @Sendable (String) -> Void) {
+    /// A logger writing each line to `sink` (tests capture lines this way), stamped by `clock`
+    /// (default: the current UTC time, ``timestamp()``).
+    public init(
+        nodeID: String, level: Level, format: LogFormat = .text, sink: @escaping @Sendable (String) -> Void,
+        clock: @escaping @Sendable () -> String = NodeLogger.timestamp
+    ) {
         self.nodeID = nodeID
         self.level = level
+        self.format = format
         self.sink = sink
+        self.clock = clock
     }
 
     public func debug(_ event: String, _ fields: [String: String] = [:]) { log(.debug, event, fields) }
@@ -58,17 +67,7 @@ public struct NodeLogger: Sendable {
 
     public func log(_ level: Level, _ event: String, _ fields: [String: String]) {
         guard level >= self.level else { return }
-        var line = "\(Self.timestamp()) \(level.description.uppercased().padding(to: 5)) node=\(nodeID) event=\(event)"
-        for key in fields.keys.sorted() {
-            line += " \(key)=\(Self.quoted(fields[key]!))"
-        }
-        sink(line + "\n")
-    }
-
-    private static func quoted(_ value: String) -> String {
-        value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || value.isEmpty
-            ? "\"" + value.replacingAll("\"", with: "\\\"") + "\""
-            : value
+        sink(format.line(time: clock(), level: level, node: nodeID, event: event, fields: fields))
     }
 
     private static let writeLock = Mutex(())
@@ -81,7 +80,7 @@ public struct NodeLogger: Sendable {
     }
 
     /// UTC time with milliseconds, e.g. `2026-11-29T12:00:00.123Z`.
-    static func timestamp() -> String {
+    @Sendable public static func timestamp() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var seconds = spec.tv_sec
@@ -97,13 +96,5 @@ public struct NodeLogger: Sendable {
 extension String {
     func padding(to width: Int) -> String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
     }
 }

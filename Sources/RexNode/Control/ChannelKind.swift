@@ -1,0 +1,37 @@
+import SwiftRex
+
+/// What a channel of a node is for, told from its id (the ids `NodeFeature` gives): the `kind`
+/// label of `rexnode_channels_live` and the metrics document's `channels.liveByKind`.
+enum ChannelKind: String, Sendable, CaseIterable {
+    case feed, follow, peer, membership, publisher, heartbeat
+
+    /// The kind of the channel with this id. Follows are the only lifted channels (their ids are
+    /// element-scoped, not strings); every other id is one of `NodeFeature`'s strings.
+    init(id: AnyHashableSendable) {
+        guard let text = id.base as? String else {
+            self = .follow
+            return
+        }
+        switch text {
+        case NodeFeature.publisherID: self = .publisher
+        case NodeFeature.heartbeatID: self = .heartbeat
+        case NodeFeature.membershipID: self = .membership
+        case _ where text.hasPrefix(Self.feedPrefix): self = .feed
+        case _ where text.hasPrefix(Self.peerPrefix): self = .peer
+        default: self = .follow
+        }
+    }
+
+    /// `feed[` and `peer[`: what `NodeFeature.feedID(_:)` and `peerID(_:)` put before the name.
+    private static let feedPrefix = String(NodeFeature.feedID("").dropLast())
+    private static let peerPrefix = String(NodeFeature.peerID("").dropLast())
+
+    /// Live channels of `snapshot` by kind, every kind present (zero when none is live).
+    static func liveCounts(_ snapshot: KeepSnapshot) -> [String: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, 0) })
+        for entry in snapshot.channels where entry.status == .live {
+            counts[ChannelKind(id: entry.id).rawValue, default: 0] += 1
+        }
+        return counts
+    }
+}

@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Every host's HTTP metrics endpoint, as the cluster file records it, answers from the root
+# namespace: /healthz is ok, /metrics names the host and counts every other host alive (and
+# passes `promtool check metrics` when a promtool can be had). A partition of h1 from the rest
+# shows in h1's own /metrics — rexnode_members{status="gone"} reaches N-1 within GONE_BOUND_MS —
+# while the endpoint keeps answering (root-namespace traffic is never cut); after `heal` it counts
+# N-1 alive again within HEAL_BOUND_MS.
+
+GONE_BOUND_MS=${GONE_BOUND_MS:-3000}
+HEAL_BOUND_MS=${HEAL_BOUND_MS:-10000}
+scenario_begin 06_metrics
+
+declare -A URL=()
+while read -r id endpoint; do
+    URL[$id]="http://${endpoint#tcp://}"
+done < <(py -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n.get("metrics") or "-")' "$CLUSTER_FILE")
+
+promtool=$(ensure_promtool 2>/dev/null) || promtool=''
+[ -n "$promtool" ] || note "no promtool (Debian's prometheus package could not be fetched): format not checked"
+# members_of HOST STATUS: the host's rexnode_members{status=STATUS}, from its /metrics.
+members_of() {
+    curl -sS --max-time 2 "${URL[$1]}/metrics" 2>/dev/null | awk -v key="rexnode_members{status=\"$2\"}" '$1 == key { print $2 }'
+}
+for host in $(all_hosts); do
+    [ "${URL[$host]:-}" != "http://-" ] && [ -n "${URL[$host]:-}" ] || { check_fail "$host has no metrics endpoint in $CLUSTER_FILE"; continue; }
+    check_eq "$host ${URL[$host]}/healthz" ok "$(curl -sS --max-time 2 "${URL[$host]}/healthz" 2>&1)"
+    body="$S_TMP/metrics-$host.txt"
+    curl -sS --max-time 2 -o "$body" "${URL[$host]}/metrics" || { check_fail "$host: GET /metrics failed"; continue; }
+    grep -qx "rexnode_info{node=\"$host\"} 1" "$body" || check_fail "$host: no rexnode_info{node=\"$host\"} 1"
+    check_eq "$host rexnode_members{status=\"alive\"}" $((HOSTS_COUNT - 1)) "$(members_of "$host" alive)"
+    if [ -n "$promtool" ]; then
+        out=$("$promtool" check metrics <"$body" 2>&1) && step "$host: promtool check metrics: clean" \
+            || check_fail "$host: promtool check metrics: $out"
+    fi
+done
+
+others=$(all_hosts | grep -vx h1 | paste -sd, -)
+h1_sees_all_gone() { [ "$(members_of h1 gone)" = $((HOSTS_COUNT - 1)) ]; }
+h1_sees_all_alive() { [ "$(members_of h1 alive)" = $((HOSTS_COUNT - 1)) ]; }
+hosts partition "h1 / $others" >&2
+cut=$(now_ms)
+if until_true $(((GONE_BOUND_MS + 999) / 1000)) h1_sees_all_gone; then
+    gone_ms=$(($(now_ms) - cut))
+    check_le "h1's /metrics: every other host gone after (ms)" "$gone_ms" "$GONE_BOUND_MS"
+else
+    check_fail "h1's /metrics did not count $((HOSTS_COUNT - 1)) gone within $GONE_BOUND_MS ms (alive=$(members_of h1 alive), suspect=$(members_of h1 suspect), gone=$(members_of h1 gone))"
+fi
+hosts heal >&2
+healed=$(now_ms)
+if until_true $(((HEAL_BOUND_MS + 999) / 1000)) h1_sees_all_alive; then
+    heal_ms=$(($(now_ms) - healed))
+    check_le "h1's /metrics: every other host alive again after (ms)" "$heal_ms" "$HEAL_BOUND_MS"
+else
+    check_fail "h1's /metrics did not count $((HOSTS_COUNT - 1)) alive within $HEAL_BOUND_MS ms of heal"
+fi
+
+field detect_ms "${gone_ms:-}"
+field heal_ms "${heal_ms:-}"
+field summary "$HOSTS_COUNT hosts serve /healthz and /metrics from the cluster file's address${promtool:+ (promtool clean)}; partition of h1 seen in its own /metrics after ${gone_ms:-?} ms, healed after ${heal_ms:-?} ms"
