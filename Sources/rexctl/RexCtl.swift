@@ -23,6 +23,7 @@ enum RexCtl {
         DescribeCommand.self,
         WaitCommand.self,
         LoadCommand.self,
+        KeygenCommand.self,
         ]
     }
 

@@ -29,6 +29,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
           -h, --help              Show help information.
 
         SUBCOMMANDS:
@@ -48,6 +51,8 @@ import Testing
                                   does, 1 on timeout.
           load                    Load-test every node of the cluster: churn follow
                                   topics and check for leaks.
+          keygen                  Make a CURVE key pair: FILE (secret, mode 0600) and
+                                  its public half beside it.
 
           See 'rexctl help <subcommand>' for detailed help.
         """# + "\n")
@@ -81,6 +86,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "nodes"]).stdout == result.stdout)
     }
@@ -135,6 +143,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "send"]).stdout == result.stdout)
     }
@@ -172,6 +183,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "keep"]).stdout == result.stdout)
     }
@@ -203,6 +217,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "state"]).stdout == result.stdout)
     }
@@ -234,6 +251,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "metrics"]).stdout == result.stdout)
     }
@@ -268,6 +288,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "describe"]).stdout == result.stdout)
     }
@@ -308,6 +331,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "wait"]).stdout == result.stdout)
     }
@@ -373,6 +399,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "load"]).stdout == result.stdout)
     }

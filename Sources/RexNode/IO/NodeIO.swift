@@ -38,13 +38,14 @@ final class NodeIO {
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(
         nodeID: String, epoch: UInt64, limits: NodeLimits, context: ZMQContext, reactor: Reactor, pubEndpoint: String,
-        log: NodeLogger
+        log: NodeLogger, security: DataPlaneSecurity? = nil
     ) throws(ZMQError) {
         reactor.checkIsolated()
         self.reactor = reactor
-        let publisher = try NodePublisher(context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log)
+        let publisher = try NodePublisher(
+            context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log, security: security)
         do {
-            subscriber = try NodeSubscriber(context: context, reactor: reactor, epoch: epoch, limits: limits, log: log)
+            subscriber = try NodeSubscriber(context: context, reactor: reactor, epoch: epoch, limits: limits, log: log, security: security)
         } catch {
             publisher.close()
             throw error
