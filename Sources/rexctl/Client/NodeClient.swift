@@ -116,11 +116,17 @@ final class NodeClient {
 
     /// Waits until the reply to `id` arrives or `deadline` passes (nil).
     func awaitReply(id: JSONValue, until deadline: ContinuousClock.Instant) throws(NodeRequestError) -> ReceivedReply? {
-        let poller = ZMQPoller(capacity: 1)
+        let poller = ZMQPoller(capacity: 2)
         do {
             try poller.register(socket)
+            if let monitor { try poller.register(monitor.socket) }
             while true {
                 if let reply = try receiveAvailable(id: id) { return reply }
+                // A refused key or a mechanism mismatch will not heal by waiting: answer now.
+                if let monitor {
+                    events.record(monitor.drain())
+                    if events.isDefinitive(secured: isSecured) { return nil }
+                }
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 if remaining <= .zero { return nil }
                 try poller.poll(timeout: remaining)

@@ -30,6 +30,11 @@ struct ConnectionEvents: Equatable {
         }
     }
 
+    /// Whether the events already explain a failure that waiting will not mend (the node said no).
+    func isDefinitive(secured: Bool) -> Bool {
+        authStatus != nil || mechanismMismatch
+    }
+
     /// Why there was no reply, when the events say; nil: the node is down or did not answer.
     func diagnosis(secured: Bool) -> NodeRequestError.Kind? {
         if let authStatus { return .keyRefused(status: authStatus) }
