@@ -61,8 +61,12 @@ hostile_begin() {
     started=$(now_ms)
     # (A node still chewing on the previous attack gets 1 s to stop, then SIGKILL.)
     REX_STOP_GRACE=1 "$CLUSTER_SH" down >"$H_TMP/cluster.log" 2>&1 || true
+    # Plain (--insecure): these scenarios test what a node does with hostile input from a peer or
+    # client it let in. On a secured cluster only a member or operator key gets that far (a
+    # stolen one: CURVE cannot help then), and several attacks speak raw ZMTP, which has no CURVE;
+    # what CURVE itself keeps out is tested by the 2x_secure_* scenarios.
     # shellcheck disable=SC2086
-    if ! "$CLUSTER_SH" up 3 -- $E2E_NODE_ARGS >>"$H_TMP/cluster.log" 2>&1; then
+    if ! "$CLUSTER_SH" up 3 --insecure -- $E2E_NODE_ARGS >>"$H_TMP/cluster.log" 2>&1; then
         sed 's/^/      /' "$H_TMP/cluster.log" >&2
         hostile_fail "a fresh 3-node cluster did not come up"
     fi
