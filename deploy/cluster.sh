@@ -55,42 +55,17 @@ require_node() {
     [ -n "${CONTROL[$1]:-}" ] || fatal "unknown node '$1' — known nodes: $(printf '%s\n' "${IDS[@]}" | paste -sd, | sed 's/,/, /g')"
 }
 
-# --- keys --------------------------------------------------------------------------------------
-
-KEY_DIR="$STATE_DIR/keys"
-OPERATORS_FILE="$STATE_DIR/operators.json"
-
-# public_key FILE: the public key of a key file (its .pub beside it).
-public_key() { sed -n 's/^public-key = //p' "${1%.key}.pub"; }
-
-# ensure_key NAME: keys/NAME.key (and .pub), made once with rexctl keygen and kept afterwards.
-ensure_key() {
-    local file="$KEY_DIR/$1.key"
-    if [ -f "$file" ] && [ -f "${file%.key}.pub" ]; then return 0; fi
-    rexctl keygen "$file" --force >/dev/null || fatal "rexctl keygen $file failed"
-}
-
-# ensure_keys N: a key per node n1…nN and the two operators, and operators.json listing them.
-ensure_keys() {
-    local count=$1 i
-    mkdir -p "$KEY_DIR"
-    chmod 700 "$KEY_DIR"
-    for ((i = 1; i <= count; i++)); do ensure_key "n$i"; done
-    ensure_key operator
-    ensure_key viewer
-    printf '{"operators": [\n  {"name": "operator", "key": "%s", "role": "admin"},\n  {"name": "viewer", "key": "%s", "role": "viewer"}\n]}\n' \
-        "$(public_key "$KEY_DIR/operator.key")" "$(public_key "$KEY_DIR/viewer.key")" >"$OPERATORS_FILE.tmp"
-    mv "$OPERATORS_FILE.tmp" "$OPERATORS_FILE"
-}
-
 # write_cluster_file N SECURED PORT…: nodes n1…nN with pub ports first, then control ports, then
 # metrics ports (HTTP /metrics and /healthz); SECURED=1 adds each node's public key.
 write_cluster_file() {
     local count=$1 secured=$2
     shift 2
-    local ports=("$@") i sep='' key
+    local ports=("$@") i sep='' key ids=()
     mkdir -p "$STATE_DIR"
-    if [ "$secured" = 1 ]; then ensure_keys "$count"; fi
+    if [ "$secured" = 1 ]; then
+        mapfile -t ids < <(seq -f 'n%g' 1 "$count")
+        ensure_keys "${ids[@]}"
+    fi
     {
         printf '{"nodes": [\n'
         for ((i = 0; i < count; i++)); do

@@ -86,20 +86,24 @@ enum NodeThroughput {
 }
 
 /// The keys of a secured node pair for the CURVE runs (made fresh per run).
+/// The first node publishes, the second connects to it.
 struct SecuredPair {
+    let names: (String, String)
     let a: ZMQCurveKeyPair
     let b: ZMQCurveKeyPair
 
-    init() throws {
+    init(names: (String, String) = ("a", "b")) throws {
+        self.names = names
         a = try ZMQCurveKeyPair.generate()
         b = try ZMQCurveKeyPair.generate()
     }
 
+    /// `aPub`: the first node's resolved publisher endpoint (for the second node).
     func security(for id: String, aPub: String?) -> NodeSecurity {
-        let mine = id == "a" ? a : b
+        let mine = id == names.0 ? a : b
         return NodeSecurity(
             keys: KeyFile(publicKey: mine.publicKey.z85, secretKey: mine.secretKey.z85),
-            members: [.init(id: "a", key: a.publicKey.z85, pub: aPub), .init(id: "b", key: b.publicKey.z85, pub: nil)],
+            members: [.init(id: names.0, key: a.publicKey.z85, pub: aPub), .init(id: names.1, key: b.publicKey.z85, pub: nil)],
             operators: OperatorsFile(operators: []))
     }
 }
