@@ -180,3 +180,26 @@ import ZMQ
         await secured.stop()
     }
 }
+
+/// How a silent connection's events are read (no sockets).
+@Suite struct ConnectionEventsTests {
+    func events(_ kinds: [(ZMQMonitorEvent.Kind, UInt32)]) -> ConnectionEvents {
+        var events = ConnectionEvents()
+        events.record(kinds.map { ZMQMonitorEvent(kind: $0.0, value: $0.1, endpoint: "tcp://127.0.0.1:1") })
+        return events
+    }
+
+    @Test func eachFailureIsNamedAndADownOrBusyNodeIsNot() {
+        #expect(events([(.connected, 0), (.handshakeFailedAuth, 400)]).diagnosis(secured: true) == .keyRefused(status: 400))
+        #expect(events([(.handshakeFailedProtocol, ZMQMonitorEvent.mechanismMismatch)]).diagnosis(secured: false) == .nodeRequiresCurve)
+        #expect(events([(.handshakeFailedProtocol, ZMQMonitorEvent.mechanismMismatch)]).diagnosis(secured: true) == .nodeNotSecured)
+        #expect(events([(.connected, 0), (.disconnected, 0)]).diagnosis(secured: true) == .serverKeyMismatch)
+        // A plain client whose node went away is not told about keys.
+        #expect(events([(.connected, 0), (.disconnected, 0)]).diagnosis(secured: false) == nil)
+        // Nothing connected: the node is down; a completed handshake: it is busy.
+        #expect(events([(.connectRetried, 100)]).diagnosis(secured: true) == nil)
+        #expect(events([(.connected, 0), (.handshakeSucceeded, 0)]).diagnosis(secured: true) == nil)
+        #expect(events([(.handshakeFailedAuth, 400)]).isDefinitive(secured: true))
+        #expect(!events([(.connected, 0), (.disconnected, 0)]).isDefinitive(secured: true))
+    }
+}

@@ -48,6 +48,13 @@ public struct ZMQMonitorEvent: Sendable, Equatable {
     /// The endpoint the event is about.
     public let endpoint: String
 
+    /// An event (as the monitor reads them; public for tests of code that interprets events).
+    public init(kind: Kind, value: UInt32, endpoint: String) {
+        self.kind = kind
+        self.value = value
+        self.endpoint = endpoint
+    }
+
     /// `ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH`: one side speaks CURVE, the other not.
     public static let mechanismMismatch = UInt32(ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
     /// `ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC`: a CURVE box did not open (a wrong key).

@@ -9,6 +9,14 @@ public struct ZMQZapRequest: Sendable, Equatable {
     public let mechanism: String
     /// The client's public key (CURVE only).
     public let clientKey: ZMQCurveKey?
+
+    /// A request (as the handler reads them; public for tests of decision code).
+    public init(domain: String, address: String, mechanism: String, clientKey: ZMQCurveKey?) {
+        self.domain = domain
+        self.address = address
+        self.mechanism = mechanism
+        self.clientKey = clientKey
+    }
 }
 
 /// What the handler answers for one handshake.
