@@ -203,3 +203,20 @@ import ZMQ
         #expect(!events([(.connected, 0), (.disconnected, 0)]).isDefinitive(secured: true))
     }
 }
+
+extension SecurityTests {
+    @Test func watchingCommandsSayWhyTooAndStopAtTheirTimeout() async throws {
+        let secured = try SecuredNode()
+        let stranger = secured.folder.path + "/keys/stranger.key"
+        try SecuredNode.writeKey(try ZMQCurveKeyPair.generate(), to: stranger)
+        let wait = await cli(["--cluster", secured.clusterPath, "--key", stranger, "wait", "n1", "--for", "gone=n9", "--timeout", "1s"])
+        #expect(wait.code == 2, "\(wait)")
+        #expect(wait.stderr.contains("refused key"), "\(wait)")
+        #expect(wait.elapsed < .seconds(5))
+        let watch = await cli(["--cluster", secured.clusterPath, "--key", stranger, "keep", "n1", "--watch", "--timeout", "1s"])
+        // keep --watch ends at --timeout with exit 0 (its design); it printed why meanwhile.
+        #expect(watch.stderr.contains("refused key"), "\(watch)")
+        #expect(watch.elapsed < .seconds(5))
+        await secured.stop()
+    }
+}

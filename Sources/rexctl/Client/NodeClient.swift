@@ -110,7 +110,8 @@ final class NodeClient {
         }
         // A DEALER queues up to its high-water mark even while the node is down; a full queue
         // means the node has not been reading for a long time.
-        guard queued else { throw NodeRequestError(node: node, kind: .unreachable(timeout: timeout)) }
+        // After a refused handshake the DEALER has no pipe left to queue on: the events say why.
+        guard queued else { throw silence(after: timeout) }
         return id
     }
 
