@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NodeTestSupport
 import RexControl
 import RexNode
@@ -139,6 +140,44 @@ import ZMQ
         await k1.stop()
     }
 
+    /// Hostile input for the gatekeeper: 200 strangers handshaking at once. Each is refused, the
+    /// node keeps answering its operator, and the log holds a bounded number of refusal lines.
+    @Test func aCrowdOfStrangersIsRefusedWithoutFloodingTheLogOrStallingTheNode() async throws {
+        let cluster = try SecureCluster(nodes: ["z1"])
+        let lines = LineRecorder()
+        let node = try cluster.start("z1", logger: NodeLogger(nodeID: "z1", level: .info, sink: { lines.append($0) }))
+        let serverKey = cluster.nodeKeys["z1"]!.publicKey
+        let endpoint = node.controlEndpoint
+        try await offPool {
+            let context = try ZMQContext()
+            var sockets: [ZMQSocket] = []
+            defer {
+                for socket in sockets { socket.close() }
+                try? context.terminate()
+            }
+            for _ in 0..<200 {
+                let socket = try context.socket(.dealer)
+                try socket.makeCurveClient(try ZMQCurveKeyPair.generate(), serverKey: serverKey)
+                try socket.connect(endpoint)
+                _ = try socket.send(Self.set, flags: .dontWait)
+                sockets.append(socket)
+            }
+            // Until the refusals logged in full are in the log (the rest are counted, not logged).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, lines.count(containing: "event=connection_refused") < SecurityNodeTestsLimits.logged {
+                usleep(10_000)
+            }
+        }
+        let ping = try await secureControlRequest(endpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, Self.ping)
+        #expect(ping?["ok"] as? Bool == true)
+        #expect(node.state.feeds.isEmpty, "no stranger's set got through")
+        let refusals = lines.count(containing: "event=connection_refused")
+        #expect(refusals >= SecurityNodeTestsLimits.logged)
+        // 20 in full, then one in a thousand: 200 strangers retrying for a few seconds stay far below 40.
+        #expect(refusals < 40, "\(refusals) refusal lines")
+        await node.stop()
+    }
+
     @Test func aPlainControlEndpointOffLoopbackIsRefusedUnlessInsecure() throws {
         var configuration = NodeConfiguration(id: "o1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://0.0.0.0:*")
         #expect(throws: NodeError.self) { try configuration.validate() }
@@ -155,4 +194,18 @@ import ZMQ
             try configuration.validate()
         }
     }
+}
+
+enum SecurityNodeTestsLimits {
+    /// The refusals a node logs in full (`NodeGatekeeper.refusalsLoggedInFull`).
+    static let logged = 20
+}
+
+/// Log lines captured from a node's logger (any thread).
+final class LineRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    func count(containing text: String) -> Int { lines.withLock { $0.filter { $0.contains(text) }.count } }
 }

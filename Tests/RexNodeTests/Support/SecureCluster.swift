@@ -40,14 +40,14 @@ struct SecureCluster {
 
     /// Starts node `id` secured (with `keys` instead of its own to play an impostor), its peers
     /// every other member.
-    func start(_ id: String, keys: ZMQCurveKeyPair? = nil, heartbeatMs: Int = 50) throws -> Node {
+    func start(_ id: String, keys: ZMQCurveKeyPair? = nil, heartbeatMs: Int = 50, logger: NodeLogger? = nil) throws -> Node {
         var peers: [String: String] = [:]
         for (other, pub) in pubs where other != id { peers[other] = pub }
         var configuration = NodeConfiguration(
             id: id, pubEndpoint: pubs[id]!, controlEndpoint: "tcp://127.0.0.1:*", peers: peers,
             settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: heartbeatMs), logLevel: .error)
         configuration.security = security(for: id, keys: keys)
-        return try Node.start(configuration)
+        return try Node.start(configuration, logger: logger)
     }
 }
 
