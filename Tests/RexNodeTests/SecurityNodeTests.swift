@@ -178,6 +178,41 @@ import ZMQ
         await node.stop()
     }
 
+    /// A connection that never completes its handshake (slowloris) is dropped by a secured node
+    /// after `ZapPolicy.handshakeInterval` (5 s), not libzmq's 30 s.
+    @Test func aConnectionThatNeverHandshakesIsDropped() async throws {
+        let cluster = try SecureCluster(nodes: ["h1"])
+        let node = try cluster.start("h1")
+        let port = UInt16(node.controlEndpoint.split(separator: ":").last!)!
+        let closedAfter = try await offPool { () throws -> Duration? in
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw POSIXError(.EIO) }
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+            let started = ContinuousClock.now
+            var buffer = [UInt8](repeating: 0, count: 256)
+            // Read (and drop) the node's greeting; end of file means the node closed.
+            while ContinuousClock.now - started < .seconds(15) {
+                var item = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&item, 1, 500) >= 0 else { break }
+                guard item.revents != 0 else { continue }
+                let count = read(descriptor, &buffer, buffer.count)
+                if count <= 0 { return ContinuousClock.now - started }
+            }
+            return nil
+        }
+        let elapsed = try #require(closedAfter, "the node kept a silent connection open for 15 s")
+        #expect(elapsed >= .seconds(4) && elapsed < .seconds(10), "closed after \(elapsed)")
+        await node.stop()
+    }
+
     @Test func aPlainControlEndpointOffLoopbackIsRefusedUnlessInsecure() throws {
         var configuration = NodeConfiguration(id: "o1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://0.0.0.0:*")
         #expect(throws: NodeError.self) { try configuration.validate() }

@@ -57,7 +57,7 @@ final class NodePublisher {
         let socket = try context.socket(.xpub)
         do {
             // Secured: a CURVE server; the ZAP handler lets only cluster members subscribe.
-            if let security { try socket.makeCurveServer(security.keyPair, zapDomain: ZapPolicy.dataDomain) }
+            if let security { try security.makePublisher(socket) }
             // Every option before bind: options set later do not reach tcp/ipc connections.
             // No ZMQ_XPUB_NODROP: with it one subscriber that stops reading fills its queue and
             // then every send fails, for every subscriber. Without it libzmq drops for the full

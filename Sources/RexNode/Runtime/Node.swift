@@ -86,7 +86,7 @@ public final class Node: Sendable {
                 let controlSocket: ZMQSocket
                 do {
                     controlSocket = try context.socket(.router)
-                    if let policy { try controlSocket.makeCurveServer(policy.keyPair, zapDomain: ZapPolicy.controlDomain) }
+                    if let policy { try policy.makeServer(controlSocket, domain: ZapPolicy.controlDomain) }
                     // A request past the hard cap costs its sender the connection, before libzmq
                     // allocates it; up to it the client gets an error reply (see ControlService).
                     try controlSocket.setOption(.maxMessageSize, limits.maxControlFrameBytes)

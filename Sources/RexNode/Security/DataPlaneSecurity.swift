@@ -7,10 +7,17 @@ struct DataPlaneSecurity {
     let keyPair: ZMQCurveKeyPair
     /// Publisher endpoint → its node's key.
     let publisherKeys: [String: ZMQCurveKey]
+    private let policy: ZapPolicy
 
     init(_ policy: ZapPolicy) {
+        self.policy = policy
         keyPair = policy.keyPair
         publisherKeys = policy.publisherKeys
+    }
+
+    /// Makes the node's publisher a CURVE server that lets in members only (before bind).
+    func makePublisher(_ socket: ZMQSocket) throws(ZMQError) {
+        try policy.makeServer(socket, domain: ZapPolicy.dataDomain)
     }
 
     /// Sets the server key `socket`'s next connect expects: the key of the member publishing at

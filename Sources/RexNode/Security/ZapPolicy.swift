@@ -12,6 +12,16 @@ import ZMQ
 struct ZapPolicy {
     static let controlDomain = "rex.control"
     static let dataDomain = "rex.data"
+    /// How long a connection to a secured server socket may take to finish its handshake
+    /// (libzmq's default is 30 s): a peer that opens connections and never completes them holds
+    /// each for this long at most.
+    static let handshakeInterval = Duration.seconds(5)
+
+    /// Makes `socket` a CURVE server of this node under `domain` (before bind).
+    func makeServer(_ socket: ZMQSocket, domain: String) throws(ZMQError) {
+        try socket.makeCurveServer(keyPair, zapDomain: domain)
+        try socket.setOption(.handshakeInterval, Self.handshakeInterval)
+    }
 
     let keyPair: ZMQCurveKeyPair
     /// Member keys → node id.
