@@ -40,6 +40,12 @@ import ZMQ
         #expect(errorCode(viewerSet) == "forbidden")
         #expect(((viewerSet?["error"] as? [String: Any])?["message"] as? String)?.contains("viewer") == true)
         #expect(node.state.feeds["t"]?.value == "1", "the viewer's set changed nothing")
+        // The metrics count what the gatekeeper and the role check decided.
+        let metrics = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: admin, #"{"v": 1, "op": "metrics"}"#)
+        let security = (metrics?["result"] as? [String: Any])?["security"] as? [String: Any]
+        #expect(security?["forbidden"] as? Int == 1)
+        #expect((security?["handshakesAllowed"] as? Int ?? 0) >= 8, "\(String(describing: security))")
+        #expect(security?["handshakesRefused"] as? Int == 0)
         await node.stop()
     }
 
@@ -175,6 +181,9 @@ import ZMQ
         #expect(refusals >= SecurityNodeTestsLimits.logged)
         // 20 in full, then one in a thousand: 200 strangers retrying for a few seconds stay far below 40.
         #expect(refusals < 40, "\(refusals) refusal lines")
+        let metrics = try await secureControlRequest(endpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, #"{"v": 1, "op": "metrics"}"#)
+        let security = (metrics?["result"] as? [String: Any])?["security"] as? [String: Any]
+        #expect((security?["handshakesRefused"] as? Int ?? 0) >= SecurityNodeTestsLimits.logged, "\(String(describing: security))")
         await node.stop()
     }
 

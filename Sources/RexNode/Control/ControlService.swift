@@ -160,9 +160,11 @@ final class ControlService {
     private func authorize(_ operation: ControlOperation, user: String?) throws(ControlError) {
         guard let policy else { return }
         guard let role = policy.role(ofUser: user) else {
+            policy.counters.forbidden()
             throw ControlError(.forbidden, "this connection is not an operator's (no known key)")
         }
         guard role.permits(operation) else {
+            policy.counters.forbidden()
             throw ControlError(.forbidden, "operator \(policy.name(ofUser: user)) has role \(role.rawValue), which may not '\(operation.rawValue)'"
                 + " (only admin may; ask for an admin key)")
         }

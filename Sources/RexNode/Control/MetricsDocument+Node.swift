@@ -35,7 +35,8 @@ extension MetricsDocument {
             mailbox: Mailbox(depth: mailbox.depth, maxDepth: mailbox.maxDepth),
             sockets: Sockets(open: io.socketsOpen, created: io.socketsCreated),
             process: process,
-            members: Members(counting: state.peers.values.map(\.status))
+            members: Members(counting: state.peers.values.map(\.status)),
+            security: io.security
         )
     }
 }

@@ -27,6 +27,8 @@ final class NodeIO {
         /// The subscribers' sockets and the publisher.
         var socketsOpen: Int { subscriber.socketsOpen + (publisherOpen ? 1 : 0) }
         var publisherOpen = false
+        /// A secured node's handshakes and refusals (nil: plain).
+        var security: MetricsDocument.Security?
     }
 
     let reactor: Reactor
@@ -34,6 +36,7 @@ final class NodeIO {
     let subscriber: NodeSubscriber
     private var publisherReader: ReaderToken?
     private var turnEnd: TurnEndToken?
+    private let security: DataPlaneSecurity?
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(
@@ -42,6 +45,7 @@ final class NodeIO {
     ) throws(ZMQError) {
         reactor.checkIsolated()
         self.reactor = reactor
+        self.security = security
         let publisher = try NodePublisher(
             context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log, security: security)
         do {
@@ -62,7 +66,8 @@ final class NodeIO {
     /// includes them).
     func flushAndCount() -> Counters {
         publisher.flush()
-        return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed)
+        return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
+                        security: security?.counters.document)
     }
 
     /// Closes every socket (on the reactor thread).

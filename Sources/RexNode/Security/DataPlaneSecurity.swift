@@ -15,6 +15,9 @@ struct DataPlaneSecurity {
         publisherKeys = policy.publisherKeys
     }
 
+    /// The node's security counters (for the metrics).
+    var counters: SecurityCounters { policy.counters }
+
     /// Makes the node's publisher a CURVE server that lets in members only (before bind).
     func makePublisher(_ socket: ZMQSocket) throws(ZMQError) {
         try policy.makeServer(socket, domain: ZapPolicy.dataDomain)

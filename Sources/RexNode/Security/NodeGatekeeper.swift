@@ -27,6 +27,10 @@ final class NodeGatekeeper {
     private func answer() {
         zap.answerPending { request in
             let decision = policy.decide(request)
+            switch decision {
+            case .allow: policy.counters.handshakeAllowed()
+            case .deny: policy.counters.handshakeRefused()
+            }
             if case .deny(let reason) = decision {
                 let refused = zap.counters.denied + 1
                 if refused <= Self.refusalsLoggedInFull || refused % 1000 == 0 {

@@ -30,6 +30,8 @@ struct ZapPolicy {
     let publisherKeys: [String: ZMQCurveKey]
     /// Operator keys (by Z85 text, the `User-Id`) → operator.
     let operators: [String: OperatorsFile.Operator]
+    /// The node's security counters (one object, shared by every copy of the policy).
+    let counters = SecurityCounters()
 
     /// Decodes and checks every key: the secret must yield the public key the file states.
     init(_ security: NodeSecurity) throws(NodeError) {

@@ -17,6 +17,8 @@ struct NodeRequestError: Error, Equatable, CustomStringConvertible {
         case keyRefused(status: UInt32)
         /// We spoke plain to a node that requires CURVE.
         case nodeRequiresCurve
+        /// We spoke plain and the node closed every connection during the handshake.
+        case closedDuringHandshake
         /// We spoke CURVE (the cluster file has a key for the node) but the node runs plain.
         case nodeNotSecured
         /// The node closed our CURVE handshake: it does not hold the key the cluster file gives.
@@ -63,6 +65,9 @@ struct NodeRequestError: Error, Equatable, CustomStringConvertible {
         case .nodeRequiresCurve:
             return "node \(node.id) at \(node.control) requires CURVE and rexctl spoke plain"
                 + " — address it through a cluster file that has its \"key\" (--cluster FILE), not --node alone."
+        case .closedDuringHandshake:
+            return "node \(node.id) at \(node.control) closed every connection during the handshake: it likely requires CURVE"
+                + " and rexctl spoke plain — address it through a cluster file that has its \"key\" (--cluster FILE), not --node alone."
         case .nodeNotSecured:
             return "node \(node.id) at \(node.control) runs without CURVE, but the cluster file has a key for it"
                 + " — restart the node secured, or remove its \"key\" from the cluster file."

@@ -5,7 +5,8 @@ import ZMQ
 /// CURVE failures are silent at the socket: the request just gets no answer. The events tell
 /// them apart from a node that is down (no TCP connection at all) or busy (a completed handshake):
 /// * ZAP status 400: the node's operators file does not list our key;
-/// * a mechanism mismatch: one side speaks CURVE and the other does not;
+/// * a mechanism mismatch: one side speaks CURVE and the other does not (or, for a plain client,
+///   connections the node closes during the handshake: it noticed first);
 /// * a TCP connection the node closes before the handshake completes, while we speak CURVE: the
 ///   node could not open our hello, sealed for the key the cluster file gives — it holds another.
 struct ConnectionEvents: Equatable {
@@ -41,6 +42,9 @@ struct ConnectionEvents: Equatable {
         if mechanismMismatch { return secured ? .nodeNotSecured : .nodeRequiresCurve }
         if handshakeSucceeded { return nil }
         if secured && (cryptographicError || (connected && disconnected)) { return .serverKeyMismatch }
+        // A plain client whose every connection closes during the handshake: the node saw the
+        // mismatch first and hung up before ours was reported (a plain node never does that).
+        if !secured && connected && disconnected { return .closedDuringHandshake }
         return nil
     }
 }
