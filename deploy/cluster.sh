@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A local multi-process cluster of rexnode processes on loopback.
 #
-#   deploy/cluster.sh up [N] [-- REXNODE_OPTIONS…]   start N nodes (default 3), wait until they answer
+#   deploy/cluster.sh up [N] [--insecure] [-- REXNODE_OPTIONS…]
+#                                                    start N nodes (default 3), secured, wait until they answer
 #   deploy/cluster.sh status                         processes, then `rexctl nodes`
 #   deploy/cluster.sh logs ID [-f] [-n LINES]        a node's log
 #   deploy/cluster.sh down                           SIGTERM, SIGKILL after a grace period; nothing left
@@ -11,6 +12,10 @@
 # State lives in .deploy/ (or $REX_DEPLOY_DIR): cluster.json (what rexctl reads by default from the
 # repository root; each node's pub, control and metrics endpoints — `curl METRICS/metrics`),
 # node-args, pids/ID.pid, logs/ID.log. Every subcommand is safe to re-run.
+# Secured by default (README, "Security"): keys/ID.key per node and keys/operator.key (admin) and
+# keys/viewer.key (viewer) for rexctl, each made once by `rexctl keygen` and kept (mode 0600);
+# every node's public key in cluster.json, the operators in operators.json. --insecure runs plain
+# (every node says so when it starts).
 # Timeouts: REX_UP_TIMEOUT (seconds, default 20), REX_STOP_GRACE (seconds, default 5).
 set -euo pipefail
 # shellcheck source=lib/common.sh
@@ -20,7 +25,7 @@ UP_TIMEOUT="${REX_UP_TIMEOUT:-20}"
 STOP_GRACE="${REX_STOP_GRACE:-5}"
 
 usage() {
-    sed -n '2,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-64}"
 }
 
@@ -50,18 +55,24 @@ require_node() {
     [ -n "${CONTROL[$1]:-}" ] || fatal "unknown node '$1' — known nodes: $(printf '%s\n' "${IDS[@]}" | paste -sd, | sed 's/,/, /g')"
 }
 
-# write_cluster_file N PORT…: nodes n1…nN with pub ports first, then control ports, then metrics
-# ports (HTTP /metrics and /healthz).
+# write_cluster_file N SECURED PORT…: nodes n1…nN with pub ports first, then control ports, then
+# metrics ports (HTTP /metrics and /healthz); SECURED=1 adds each node's public key.
 write_cluster_file() {
-    local count=$1
-    shift
-    local ports=("$@") i sep=''
+    local count=$1 secured=$2
+    shift 2
+    local ports=("$@") i sep='' key ids=()
     mkdir -p "$STATE_DIR"
+    if [ "$secured" = 1 ]; then
+        mapfile -t ids < <(seq -f 'n%g' 1 "$count")
+        ensure_keys "${ids[@]}"
+    fi
     {
         printf '{"nodes": [\n'
         for ((i = 0; i < count; i++)); do
-            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d", "metrics": "tcp://127.0.0.1:%d"}' \
-                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}" "${ports[2 * count + i]}"
+            key=''
+            if [ "$secured" = 1 ]; then key=$(printf ', "key": "%s"' "$(public_key "$KEY_DIR/n$((i + 1)).key")"); fi
+            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d", "metrics": "tcp://127.0.0.1:%d"%s}' \
+                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}" "${ports[2 * count + i]}" "$key"
             sep=$',\n'
         done
         printf '\n]}\n'
@@ -239,10 +250,14 @@ summary() {
 # --- subcommands -------------------------------------------------------------------------------
 
 cmd_up() {
-    local count=3 args=()
-    if [ $# -gt 0 ] && [ "$1" != -- ]; then
+    local count=3 args=() secured=1
+    if [ $# -gt 0 ] && [ "$1" != -- ] && [ "$1" != --insecure ]; then
         [[ "$1" =~ ^[1-9][0-9]*$ ]] || fatal "up takes a node count (got '$1')"
         count=$1
+        shift
+    fi
+    if [ $# -gt 0 ] && [ "$1" = --insecure ]; then
+        secured=0
         shift
     fi
     if [ $# -gt 0 ]; then
@@ -251,6 +266,8 @@ cmd_up() {
         args=("$@")
     fi
     ((count <= 49)) || fatal "up: at most 49 nodes (got $count)"
+    # Plain nodes are told so: each then logs that it runs without CURVE whenever it starts.
+    [ "$secured" = 1 ] || args=(--insecure "${args[@]}")
 
     ensure_system_packages
     build_if_stale
@@ -288,11 +305,11 @@ cmd_up() {
         fi
         rm -rf "$PID_DIR" "$LOG_DIR"
         mkdir -p "$STATE_DIR" "$LOG_DIR"
-        write_cluster_file "$count" "${ports[@]}"
+        write_cluster_file "$count" "$secured" "${ports[@]}"
         printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"
         [ ${#args[@]} -eq 0 ] && : >"$NODE_ARGS_FILE"
 
-        log "starting $count nodes${args[*]:+ (${args[*]})}"
+        log "starting $count nodes, $([ "$secured" = 1 ] && echo "secured (CURVE, keys in ${KEY_DIR#"$PWD"/})" || echo "INSECURE (no CURVE)")${args[*]:+ (${args[*]})}"
         started=$(now_ms)
         for id in "${IDS[@]}"; do start_node "$id"; done
         wait_ready "${IDS[@]}" && break

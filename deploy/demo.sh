@@ -11,7 +11,7 @@ cd "$REPO_ROOT"
 CLUSTER_SH="deploy/cluster.sh"
 # A 200 ms heartbeat: a killed node is suspect after 400 ms and gone after 1 s.
 NODE_ARGS=(--heartbeat 200)
-STEPS=6
+STEPS=7
 step_number=0
 
 heading() {
@@ -112,6 +112,12 @@ heading "It rejoins" "restart n3 on the same ports: the others reconnect and see
 shown "$CLUSTER_SH" restart n3
 shown "$REXCTL" wait n1 --for state=peers.n3.status=alive --timeout 5s
 shown "$REXCTL" nodes
+
+heading "Security" \
+    "Every socket speaks CURVE: rexctl uses .deploy/keys/operator.key (admin). The viewer key reads but may not dispatch, and a client without the cluster file's keys gets nowhere."
+shown "$REXCTL" --key .deploy/keys/viewer.key nodes
+shown "$REXCTL" --key .deploy/keys/viewer.key send n1 set eu.prices 0 || true
+shown "$REXCTL" --node "n1=$(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][0]["control"])' "$CLUSTER_FILE")" --timeout 1s state n1 || true
 
 relative_rexctl="${REXCTL#"$REPO_ROOT"/}"
 cat <<EOF

@@ -240,13 +240,18 @@ make_host() {
     HOSTS+=("$host")
 }
 
+# Secured (README "Security"): a key per host's node (keys/HOST.key) and the operators', made once;
+# each node's public key in the file. The control endpoints are on the hosts' addresses, off
+# loopback, where a plain node would refuse to start.
 write_cluster_file() {
     local host sep=''
+    ensure_keys "${HOSTS[@]}"
     {
         printf '{"nodes": [\n'
         for host in "${HOSTS[@]}"; do
-            printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d", "metrics": "tcp://%s:%d"}' "$sep" "$host" \
-                "$(host_address "$host")" "$PUB_PORT" "$(host_address "$host")" "$CONTROL_PORT" "$(host_address "$host")" "$METRICS_PORT"
+            printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d", "metrics": "tcp://%s:%d", "key": "%s"}' "$sep" "$host" \
+                "$(host_address "$host")" "$PUB_PORT" "$(host_address "$host")" "$CONTROL_PORT" "$(host_address "$host")" "$METRICS_PORT" \
+                "$(public_key "$KEY_DIR/$host.key")"
             sep=$',\n'
         done
         printf '\n]}\n'

@@ -24,13 +24,20 @@ enum FollowChurn {
     enum Sync: String { case node, publisher }
 
     /// `nodebench churn <shared|from> <seconds> [node|publisher] [follows]`: prints one `CHURN …` line.
-    static func run(mode: Mode, seconds: Double, sync: Sync, follows: Int) async throws {
+    static func run(mode: Mode, seconds: Double, sync: Sync, follows: Int, curve: Bool = false) async throws {
         let settings = NodeSettings(followSettleMs: 0)
-        let p = try Node.start(NodeConfiguration(
-            id: "p", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
-        let f = try Node.start(NodeConfiguration(
+        // CURVE mode (`curve` as the last argument): both nodes secured, so every dedicated SUB
+        // of a follow `from` p pays a CURVE handshake when it is recreated.
+        let keys = curve ? try SecuredPair(names: ("p", "f")) : nil
+        var pConfiguration = NodeConfiguration(
+            id: "p", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning)
+        pConfiguration.security = keys?.security(for: "p", aPub: nil)
+        let p = try Node.start(pConfiguration)
+        var fConfiguration = NodeConfiguration(
             id: "f", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            peers: ["p": p.pubEndpoint], settings: settings, logLevel: .warning))
+            peers: ["p": p.pubEndpoint], settings: settings, logLevel: .warning)
+        fConfiguration.security = keys?.security(for: "f", aPub: p.pubEndpoint)
+        let f = try Node.start(fConfiguration)
         let from: String? = mode == .from ? "p" : nil
         let names = (0..<follows).map { String(format: "f%03d", $0) }
         func topic(_ index: Int, _ round: Int) -> String { "c.\(index).\(round)" }

@@ -1,6 +1,7 @@
 import RexControl
 import Foundation
 import RexNode
+import ZMQ
 
 /// Node end-to-end throughput: node `a` publishes N 16-byte messages (one `.publish` action each,
 /// dispatched from this thread), node `b` follows the topic on its shared SUB (peer `a`) and
@@ -12,19 +13,26 @@ enum NodeThroughput {
     static let payload = "0123456789abcdef"  // 16 B
 
     /// `nodebench thr <count> [window]`: prints one `NODETHR …` line.
-    static func run(count: Int, window: Int) async throws {
+    static func run(count: Int, window: Int, curve: Bool = false) async throws {
         // Queues sized for the burst this run allows (up to `window` messages in flight): the
         // default (`NodeLimits.queueMessages`, 10,000) would drop part of a 50,000 burst, as
         // libzmq drops for a subscriber whose queue is full. Twice the window: a pipe's reader
         // hands credit back to its writer only every half queue, so a queue can look full at
         // half its size (drops seen with a queue of exactly the window).
         let settings = NodeSettings(limits: NodeLimits(queueMessages: max(2 * window, 10_000)))
-        let a = try Node.start(NodeConfiguration(
+        var aConfiguration = NodeConfiguration(
             id: "a", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", settings: settings,
-            logLevel: .warning))
-        let b = try Node.start(NodeConfiguration(
+            logLevel: .warning)
+        // CURVE mode: both nodes secured, each the other's member (a's endpoint is known once it
+        // is bound, and only b connects).
+        let keys = curve ? try SecuredPair() : nil
+        aConfiguration.security = keys?.security(for: "a", aPub: nil)
+        let a = try Node.start(aConfiguration)
+        var bConfiguration = NodeConfiguration(
             id: "b", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            peers: ["a": a.pubEndpoint], settings: settings, logLevel: .warning))
+            peers: ["a": a.pubEndpoint], settings: settings, logLevel: .warning)
+        bConfiguration.security = keys?.security(for: "b", aPub: a.pubEndpoint)
+        let b = try Node.start(bConfiguration)
         b.dispatch(.follow(name: "f", topic: topic, from: nil))
         // Handshake: the follow's subscription has reached a's publisher.
         guard waitUntil(timeout: 10, pause: 1000, { a.publisherSubscriptions().contains(topic) }) else {
@@ -65,14 +73,37 @@ enum NodeThroughput {
         let got = follow?.count ?? 0
         let seconds = Double(t1 - t0) / 1e9
         emit(String(
-            format: "NODETHR count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
+            format: "NODETHR%@ count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
                 + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f "
                 + "cycles_b=%d reconcile_ms_b=%.1f",
-            count, got, complete ? 1 : 0, seconds, Double(got) / seconds, Double(dispatched) / (Double(tDispatched - t0) / 1e9),
+            curve ? "-curve" : "", count, got, complete ? 1 : 0, seconds, Double(got) / seconds, Double(dispatched) / (Double(tDispatched - t0) / 1e9),
             published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
             cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO"),
             cyclesB, Double(reconcileB.components.seconds) * 1e3 + Double(reconcileB.components.attoseconds) / 1e15))
         await b.stop()
         await a.stop()
+    }
+}
+
+/// The keys of a secured node pair for the CURVE runs (made fresh per run).
+/// The first node publishes, the second connects to it.
+struct SecuredPair {
+    let names: (String, String)
+    let a: ZMQCurveKeyPair
+    let b: ZMQCurveKeyPair
+
+    init(names: (String, String) = ("a", "b")) throws {
+        self.names = names
+        a = try ZMQCurveKeyPair.generate()
+        b = try ZMQCurveKeyPair.generate()
+    }
+
+    /// `aPub`: the first node's resolved publisher endpoint (for the second node).
+    func security(for id: String, aPub: String?) -> NodeSecurity {
+        let mine = id == names.0 ? a : b
+        return NodeSecurity(
+            keys: KeyFile(publicKey: mine.publicKey.z85, secretKey: mine.secretKey.z85),
+            members: [.init(id: names.0, key: a.publicKey.z85, pub: aPub), .init(id: names.1, key: b.publicKey.z85, pub: nil)],
+            operators: OperatorsFile(operators: []))
     }
 }

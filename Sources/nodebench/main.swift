@@ -9,9 +9,9 @@ import Foundation
 //            --baseline DIR (C sources; default ../shared/bench/zmq-baseline beside the repository, or $ZMQ_BASELINE_DIR)
 //
 // Single measurements (one result line each; the parent runs them as child processes):
-//   nodebench thr <count> [window]                            end-to-end throughput
+//   nodebench thr <count> [window] [curve]                    end-to-end throughput (curve: both nodes secured)
 //   nodebench pub <count>                                     one node's publishing alone
-//   nodebench churn <shared|from> <seconds> [node|publisher] [follows]   follow-topic churn
+//   nodebench churn <shared|from> <seconds> [node|publisher] [follows] [curve]   follow-topic churn (curve: both nodes secured)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -20,7 +20,8 @@ do {
     case "thr":
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench thr <count> [window]", code: 64) }
         alarm(120)
-        try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000)
+        try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000,
+                                     curve: arguments.count > 3 && arguments[3] == "curve")
     case "pub":
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench pub <count>", code: 64) }
         alarm(120)
@@ -32,7 +33,7 @@ do {
         let sync = arguments.count > 3 ? FollowChurn.Sync(rawValue: arguments[3]) ?? .publisher : .publisher
         let follows = arguments.count > 4 ? Int(arguments[4]) ?? 100 : 100
         alarm(120)
-        try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows)
+        try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows, curve: arguments.last == "curve")
     default:
         var sync = FollowChurn.Sync.publisher
         let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "nodebench", usage: [

@@ -14,6 +14,10 @@ final class CommandContext {
 
     private var zmqContext: ZMQContext?
     private var clients: [String: NodeClient] = [:]
+    /// The cluster file the nodes came from (nil: `--node` alone).
+    private var clusterPath: String?
+    /// The operator's key pair, loaded on the first secured node.
+    private var operatorKeys: ZMQCurveKeyPair?
 
     init(globals: GlobalOptions, stdout: any TextOutput, stderr: any TextOutput, environment: RexCtlEnvironment) {
         self.globals = globals
@@ -48,7 +52,8 @@ final class CommandContext {
             throw UsageError("cannot use cluster file \(path): \(error.message)"
                 + " — pass --cluster FILE, set \(ClusterFile.environmentVariable), or address a node with --node ID=ENDPOINT")
         }
-        var nodes = file.nodes.map { NodeAddress(id: $0.id, control: $0.control, pub: $0.pub) }
+        clusterPath = path
+        var nodes = file.nodes.map { NodeAddress(id: $0.id, control: $0.control, pub: $0.pub, key: $0.key) }
         for node in globals.nodes {
             if let index = nodes.firstIndex(where: { $0.id == node.id }) {
                 nodes[index].control = node.control
@@ -85,9 +90,33 @@ final class CommandContext {
             }
             zmqContext = context
         }
-        let client = try NodeClient(context: context, node: node)
+        var curve: (keyPair: ZMQCurveKeyPair, serverKey: ZMQCurveKey)?
+        if let key = node.key {
+            guard let serverKey = ZMQCurveKey(z85: key) else {
+                throw CommandFailure(.nodeError, "the cluster file's key for node \(node.id) is not a CURVE key — fix its \"key\"")
+            }
+            curve = (try operatorKeyPair(for: node), serverKey)
+        }
+        let client = try NodeClient(context: context, node: node, curve: curve)
         clients[node.id] = client
         return client
+    }
+
+    /// Where rexctl's own key file is: `--key`, else `$REXCTL_KEY`, else `keys/operator.key` beside
+    /// the cluster file.
+    var operatorKeyPath: String {
+        if let file = globals.keyFile { return file }
+        if let file = environment.variables[OperatorKey.environmentVariable], !file.isEmpty { return file }
+        let folder = clusterPath.map { ($0 as NSString).deletingLastPathComponent } ?? ""
+        return (folder.isEmpty ? "." : folder) + "/" + OperatorKey.defaultRelativePath
+    }
+
+    /// The operator's key pair (read once): a secured node needs it.
+    private func operatorKeyPair(for node: NodeAddress) throws -> ZMQCurveKeyPair {
+        if let operatorKeys { return operatorKeys }
+        let pair = try OperatorKey.load(path: operatorKeyPath, for: node.id)
+        operatorKeys = pair
+        return pair
     }
 
     /// One request to one node with the global timeout; its result read as a `Document`.

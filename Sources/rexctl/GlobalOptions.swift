@@ -10,6 +10,8 @@ struct GlobalOptions: Sendable, Equatable {
     /// `--node ID=ENDPOINT`, in order.
     var nodes: [NodeAddress] = []
     var output: OutputFormat = .table
+    /// `--key FILE`, if given: the operator's CURVE key file for secured nodes.
+    var keyFile: String?
     /// `--timeout`, if given (1ms to 24h); see ``requestTimeout``.
     var timeout: Duration?
 
@@ -27,6 +29,8 @@ struct GlobalOptions: Sendable, Equatable {
                 repeating: true),
         .option("-o", "--output", value: "format", help: "Output format: table or json (default: table)."),
         .option("--timeout", value: "duration", help: "How long to wait for each reply: 500ms, 2s, 1m (default: 2s)."),
+        .option("--key", value: "file",
+                help: "Your CURVE key file for secured nodes (default: $REXCTL_KEY, else keys/operator.key beside the cluster file)."),
     ]
 
     init() {}
@@ -34,6 +38,7 @@ struct GlobalOptions: Sendable, Equatable {
     /// Reads the global options from a scan.
     init(_ parsed: ParsedArguments) throws(UsageError) {
         clusterFile = parsed.value("--cluster")
+        keyFile = parsed.value("--key")
         for text in parsed.all("--node") {
             guard let equals = text.firstIndex(of: "=") else {
                 throw UsageError("--node expects ID=ENDPOINT, e.g. n1=tcp://127.0.0.1:7201, not '\(text)'")

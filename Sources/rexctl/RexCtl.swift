@@ -24,6 +24,7 @@ enum RexCtl {
         DescribeCommand.self,
         WaitCommand.self,
         LoadCommand.self,
+        KeygenCommand.self,
         ]
     }
 

@@ -39,6 +39,16 @@ struct Comparison {
                     metric: "msg_s"))
             }
         }
+        // CURVE: the Swift pair with CURVE on the PUB/SUB, next to raw libzmq with CURVE
+        // (deploy/bench/curve_thr.c: two threads with a context each, the publisher's I/O
+        // thread apart from the subscriber's, as the Swift run's two processes).
+        if !cAvailable || buildCurveBaseline() {
+            cases.append(Case(
+                name: "thr tcp 16 B CURVE ×\(small / 5)",
+                swiftArguments: ["thr", "tcp", "16", "\(small / 5)", "0", "curve"],
+                cArguments: ("curve_thr", ["curve", "16", "\(small / 5)"]),
+                metric: "msg_s"))
+        }
         cases.append(Case(
             name: "recreate SUB vs reactive XPUB (tcp) ×\(cycles)",
             swiftArguments: ["recreate", "\(cycles)"],
@@ -111,6 +121,20 @@ struct Comparison {
         }
         FileHandle.standardError.write(Data("  \(label): \(Int(value)) \(item.metric)\n".utf8))
         return value
+    }
+
+    /// Compiles deploy/bench/curve_thr.c (from the repository the benchmark runs in) beside them.
+    private func buildCurveBaseline() -> Bool {
+        let source = FileManager.default.currentDirectoryPath + "/deploy/bench/curve_thr.c"
+        guard FileManager.default.fileExists(atPath: source) else {
+            FileHandle.standardError.write(Data("zmqbench: no \(source) (run from the repository root): no CURVE case\n".utf8))
+            return false
+        }
+        let gcc = ChildProcess(executable: "/usr/bin/env", arguments: [
+            "gcc", "-O2", "-Wall", "-o", "\(buildDirectory)/curve_thr", source, "-lzmq", "-lpthread",
+        ])
+        gcc.start()
+        return gcc.collectOutput(timeout: .seconds(60)).1 == 0
     }
 
     /// Compiles the C programs into the build directory (see `CBaseline`).

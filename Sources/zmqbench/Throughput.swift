@@ -17,11 +17,16 @@ enum Throughput {
         var hwm: Int
         var pubEndpoint = ""
         var syncEndpoint = ""
+        /// CURVE mode: the publisher's key pair (a throwaway one made for this run; the child
+        /// publisher gets its secret on the command line) and the subscriber's.
+        var curveServer: ZMQCurveKeyPair?
     }
 
     /// `zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm>`: prints one `THR …` line.
-    static func runSubscriber(transport: String, size: Int, count: Int, hwm: Int) throws {
+    static func runSubscriber(transport: String, size: Int, count: Int, hwm: Int, curve: Bool = false) throws {
         var config = Config(transport: transport, size: size, count: count, hwm: hwm)
+        if curve { config.curveServer = try ZMQCurveKeyPair.generate() }
+        let curveArgument = config.curveServer.map { [$0.secretKey.z85] } ?? []
         let context: ZMQContext
         var child: ChildProcess?
         var publisherThread: Thread?
@@ -47,11 +52,11 @@ enum Throughput {
             config.pubEndpoint = "ipc:///tmp/zb-swift-thr-\(getpid())-pub"
             config.syncEndpoint = "ipc:///tmp/zb-swift-thr-\(getpid())-sync"
             child = ChildProcess.spawnSelf(["thr-pub", transport, "\(size)", "\(count)", "\(hwm)",
-                                            config.pubEndpoint, config.syncEndpoint])
+                                            config.pubEndpoint, config.syncEndpoint] + curveArgument)
         case "tcp":
             context = try ZMQContext()
             child = ChildProcess.spawnSelf(["thr-pub", transport, "\(size)", "\(count)", "\(hwm)",
-                                            "tcp://127.0.0.1:*", "tcp://127.0.0.1:*"])
+                                            "tcp://127.0.0.1:*", "tcp://127.0.0.1:*"] + curveArgument)
             guard let pub = child?.readLine(), let sync = child?.readLine() else { fail("publisher died") }
             config.pubEndpoint = pub
             config.syncEndpoint = sync
@@ -88,6 +93,9 @@ enum Throughput {
         let sub = try context.socket(.sub)
         defer { sub.close() }
         try sub.setOption(.receiveHighWaterMark, hwm)
+        if let server = config.curveServer {
+            try sub.makeCurveClient(try ZMQCurveKeyPair.generate(), serverKey: server.publicKey)
+        }
         try sub.subscribe(benchTopic)  // data first …
         try sub.subscribe("sync")  // … then sync
         try sub.connect(config.pubEndpoint)
@@ -148,9 +156,9 @@ enum Throughput {
         }
         let seconds = max(Double(tLast &- tFirst) / 1e9, 1e-9)
         return String(
-            format: "THR impl=swift transport=%@ size=%d count=%d hwm=%d recv=%d delivered_pct=%.2f secs=%.4f "
+            format: "THR impl=swift%@ transport=%@ size=%d count=%d hwm=%d recv=%d delivered_pct=%.2f secs=%.4f "
                 + "msg_s=%.0f mb_s=%.1f pub_send_msg_s=%.0f reorder=%d",
-            transport, size, count, hwm, got, 100.0 * Double(got) / Double(count), seconds,
+            config.curveServer == nil ? "" : "-curve", transport, size, count, hwm, got, 100.0 * Double(got) / Double(count), seconds,
             Double(got) / seconds, Double(bytes) / seconds / 1e6,
             publisherSeconds > 0 ? Double(count) / publisherSeconds : 0, reorder)
     }
@@ -176,6 +184,11 @@ enum Throughput {
             rep.close()
         }
         try pub.setOption(.sendHighWaterMark, config.hwm)  // before bind: the listener keeps it
+        // No ZAP handler in this context: libzmq then lets every CURVE client in.
+        if let server = config.curveServer {
+            try pub.setOption(.curveServer, true)
+            try pub.setOption(.curveSecretKey, server.secretKey)
+        }
         try pub.bind(config.pubEndpoint)
         try rep.bind(config.syncEndpoint)
         if let report {
@@ -228,10 +241,15 @@ enum Throughput {
 extension Throughput.Config {
     /// Parses the child roles' arguments: `transport size count hwm pub-ep sync-ep`; nil if malformed.
     init?(childArguments arguments: [String]) {
-        guard arguments.count == 6, let size = Int(arguments[1]), let count = Int(arguments[2]),
+        guard arguments.count == 6 || arguments.count == 7, let size = Int(arguments[1]), let count = Int(arguments[2]),
             let hwm = Int(arguments[3])
         else { return nil }
+        var server: ZMQCurveKeyPair?
+        if arguments.count == 7 {
+            guard let secret = ZMQCurveKey(z85: arguments[6]), let pair = try? ZMQCurveKeyPair(secretKey: secret) else { return nil }
+            server = pair
+        }
         self.init(transport: arguments[0], size: size, count: count, hwm: hwm,
-                  pubEndpoint: arguments[4], syncEndpoint: arguments[5])
+                  pubEndpoint: arguments[4], syncEndpoint: arguments[5], curveServer: server)
     }
 }

@@ -9,7 +9,7 @@ import ZMQ
 //   options: --reps N, --no-c (Swift only), --baseline DIR (C sources; default ../shared/bench/zmq-baseline beside the repository, or $ZMQ_BASELINE_DIR)
 //
 // Single measurements (one result line, same format as the C programs):
-//   zmqbench thr <inproc|ipc|tcp> <payload-bytes> <count> <hwm>
+//   zmqbench thr <inproc|ipc|tcp> <payload-bytes> <count> <hwm> [curve]   (curve: CURVE on the PUB/SUB pair)
 //   zmqbench recreate <cycles>
 // Internal child roles: thr-pub …, xpub-reactive.
 // Profiling (valgrind cannot follow Foundation's process spawn): start the two halves yourself,
@@ -21,11 +21,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "thr":
-        guard arguments.count == 5, let size = Int(arguments[2]), let count = Int(arguments[3]),
-            let hwm = Int(arguments[4])
-        else { fail("usage: zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm>", code: 64) }
+        guard arguments.count == 5 || (arguments.count == 6 && arguments[5] == "curve"), let size = Int(arguments[2]),
+            let count = Int(arguments[3]), let hwm = Int(arguments[4])
+        else { fail("usage: zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> [curve]", code: 64) }
         alarm(120)
-        try Throughput.runSubscriber(transport: arguments[1], size: size, count: count, hwm: hwm)
+        try Throughput.runSubscriber(transport: arguments[1], size: size, count: count, hwm: hwm, curve: arguments.count == 6)
     case "thr-pub":
         try Throughput.runPublisherProcess(Array(arguments.dropFirst()))
     case "thr-sub":

@@ -52,10 +52,10 @@ import Testing
 
     /// Every usage error: exit 64, `Error: …` and the usage hint on stderr, nothing on stdout.
     @Test(arguments: [
-        ("", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load)", nil),
-        ("frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load)", nil),
-        ("help frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load)", nil),
-        ("frobnicate --help", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load)", nil),
+        ("", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
+        ("frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
+        ("help frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
+        ("frobnicate --help", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
         ("state", "Error: Missing expected argument '<node>'", "state"),
         ("state n1 extra", "Error: Unexpected argument 'extra'", "state"),
         ("describe n1", "Error: Missing expected argument '<channel>'", "describe"),

@@ -29,6 +29,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
           -h, --help              Show help information.
 
         SUBCOMMANDS:
@@ -50,6 +53,8 @@ import Testing
                                   does, 1 on timeout.
           load                    Load-test every node of the cluster: churn follow
                                   topics and check for leaks.
+          keygen                  Make a CURVE key pair: FILE (secret, mode 0600) and
+                                  its public half beside it.
 
           See 'rexctl help <subcommand>' for detailed help.
         """# + "\n")
@@ -83,6 +88,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "nodes"]).stdout == result.stdout)
     }
@@ -137,6 +145,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "send"]).stdout == result.stdout)
     }
@@ -174,6 +185,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "keep"]).stdout == result.stdout)
     }
@@ -205,6 +219,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "state"]).stdout == result.stdout)
     }
@@ -236,6 +253,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "metrics"]).stdout == result.stdout)
     }
@@ -270,6 +290,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "describe"]).stdout == result.stdout)
     }
@@ -310,6 +333,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "wait"]).stdout == result.stdout)
     }
@@ -375,6 +401,9 @@ import Testing
           -o, --output <format>   Output format: table or json (default: table).
           --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
                                   (default: 2s).
+          --key <file>            Your CURVE key file for secured nodes (default:
+                                  $REXCTL_KEY, else keys/operator.key beside the cluster
+                                  file).
         """# + "\n")
         #expect(await cli(["help", "load"]).stdout == result.stdout)
     }

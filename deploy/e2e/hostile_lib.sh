@@ -2,7 +2,9 @@
 # Helpers for the hostile-peer scenarios (tests/NN_hostile_*.sh), sourced by deploy/e2e/run.sh
 # after lib.sh. A scenario:
 #
-#   hostile_begin NAME [NODE…]   a fresh 3-node cluster, its pids and RSS baselines, a peak-RSS
+#   hostile_begin [--secured] NAME [NODE…]
+#                                a fresh 3-node cluster (plain; --secured: CURVE, and the rogue
+#                                holds stolen keys), its pids and RSS baselines, a peak-RSS
 #                                watch, and a cleanup trap; NODE… are the attacked nodes
 #   hostile_rogue SUBCOMMAND …   runs deploy/e2e/rogue.py (its JSON summary lands in $H_OUT);
 #                                a failed precondition (exit 3) fails the scenario at once
@@ -35,8 +37,13 @@ ROGUE_PY="$DEPLOY_SCRIPTS_DIR/e2e/rogue.py"
 
 rogue() { "$ROGUE_PYTHON" "$ROGUE_PY" "$@"; }
 
-# hostile_begin NAME [ATTACKED…]
+# hostile_begin [--secured] NAME [ATTACKED…]
 hostile_begin() {
+    local security=--insecure
+    if [ "$1" = --secured ]; then
+        security=''
+        shift
+    fi
     H_NAME=$1
     H_STARTED=$(now_ms)
     shift
@@ -61,8 +68,14 @@ hostile_begin() {
     started=$(now_ms)
     # (A node still chewing on the previous attack gets 1 s to stop, then SIGKILL.)
     REX_STOP_GRACE=1 "$CLUSTER_SH" down >"$H_TMP/cluster.log" 2>&1 || true
+    # These scenarios test what a node does with hostile input from a peer or client it let in.
+    # On a secured cluster (--secured) only a member's or an operator's key gets that far, so the
+    # rogue attacks with stolen ones (rogue.py: keys/ beside the cluster file), which CURVE cannot
+    # stop. The others run plain: a rogue publisher on a port of its own is never connected to
+    # by a secured node, and raw-ZMTP attacks have no CURVE. What CURVE keeps out is tested by
+    # the 2x_secure_* scenarios.
     # shellcheck disable=SC2086
-    if ! "$CLUSTER_SH" up 3 -- $E2E_NODE_ARGS >>"$H_TMP/cluster.log" 2>&1; then
+    if ! "$CLUSTER_SH" up 3 $security -- $E2E_NODE_ARGS >>"$H_TMP/cluster.log" 2>&1; then
         sed 's/^/      /' "$H_TMP/cluster.log" >&2
         hostile_fail "a fresh 3-node cluster did not come up"
     fi
@@ -81,7 +94,7 @@ for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["cont
     H_WATCH_OUT="$H_TMP/rss-peaks.json"
     rogue rss-watch "${args[@]}" --out "$H_WATCH_OUT" --stop "$H_TMP/rss-stop" --max-seconds 300 &
     H_WATCH=$!
-    step "fresh cluster in $(($(now_ms) - started)) ms: ${pids[*]}; RSS n1/n2/n3 ${H_BASE[n1]}/${H_BASE[n2]}/${H_BASE[n3]} MiB; attacked: ${H_ATTACKED[*]}; budget ${H_BUDGET} MiB; wire ${ROGUE_WIRE:-new}"
+    step "fresh ${security:+plain }${security:-secured (the rogue holds stolen keys) }cluster in $(($(now_ms) - started)) ms: ${pids[*]}; RSS n1/n2/n3 ${H_BASE[n1]}/${H_BASE[n2]}/${H_BASE[n3]} MiB; attacked: ${H_ATTACKED[*]}; budget ${H_BUDGET} MiB; wire ${ROGUE_WIRE:-new}"
 }
 
 # rss_mib PID [FIELD]: VmRSS (or FIELD, e.g. VmHWM, the peak) of a live process in MiB; empty when gone.

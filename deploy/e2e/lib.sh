@@ -78,3 +78,25 @@ for n in json.load(open(sys.argv[1]))["nodes"]:
     for key in ("pub", "control", "metrics"):
         if n.get(key): print(n[key].rsplit(":", 1)[1])' "$CLUSTER_FILE"
 }
+
+# --- secured cluster (the 2x_secure_* scenarios) ---------------------------------------------
+
+SECURE_PROBE="$DEPLOY_SCRIPTS_DIR/e2e/secure_probe.py"
+secure_probe() { /usr/bin/python3 "$SECURE_PROBE" "$@"; }
+
+# secure_begin: the suite's cluster up and secured (the hostile scenarios leave a plain one).
+secure_begin() {
+    # shellcheck disable=SC2086
+    "$CLUSTER_SH" up 3 -- $E2E_NODE_ARGS >/dev/null 2>&1 || fail "a secured 3-node cluster did not come up"
+    [ -n "$(node_key n1)" ] || fail "the cluster file has no key for n1: the cluster is not secured"
+    KEY_DIR="$STATE_DIR/keys"
+}
+
+# node_field ID FIELD: a member of node ID's cluster-file entry.
+node_field() {
+    py -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    if n["id"] == sys.argv[2]: print(n.get(sys.argv[3]) or "")' "$CLUSTER_FILE" "$1" "$2"
+}
+node_key() { node_field "$1" key; }

@@ -14,6 +14,12 @@ header is "<sender> <epoch> <sequence>" (the new format, the default) or "<sende
 (the old one: ROGUE_WIRE=old or --wire old). --wire auto reads one heartbeat of the target node
 and speaks what it speaks. --epoch sets the epoch of the new format (default 1).
 
+On a secured cluster (its cluster file, $REXCTL_CLUSTER, has keys) the rogue plays with stolen
+keys (README, "Security": what CURVE cannot prevent): its connections to a node's publisher use
+the member key of $ROGUE_MEMBER (default n3), its control connections the operator key, and a
+publisher bound on a member's own endpoint that member's key — all from keys/ beside the cluster
+file. A rogue publisher on a port of its own cannot be added as a peer there.
+
 Output: progress on stderr; one JSON summary line on stdout. Exit codes: 0 the attack was
 delivered; 2 a control request got no reply where one was required; 3 a precondition failed
 (the node never subscribed, or did not take the rogue's probe message: wrong wire format?);
@@ -72,6 +78,7 @@ def sniff_heartbeat(pub_endpoint, timeout=2.0):
     try:
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SUBSCRIBE, b"$hb.")
+        secure_client(sock, pub_endpoint)
         sock.connect(pub_endpoint)
         deadline = now() + timeout
         while True:
@@ -110,6 +117,54 @@ def wire_hint(pub_endpoint):
 
 
 # --- ports ---------------------------------------------------------------------------------------
+
+
+def cluster_entries():
+    try:
+        with open(os.environ.get("REXCTL_CLUSTER", "")) as f:
+            return json.load(f)["nodes"]
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def read_key(path):
+    """(public, secret) Z85 texts of a key file written by `rexctl keygen`."""
+    keys = {}
+    with open(path) as f:
+        for line in f.read(4096).splitlines():
+            if "=" in line and not line.lstrip().startswith("#"):
+                name, value = (part.strip() for part in line.split("=", 1))
+                keys[name] = value
+    return keys["public-key"].encode(), keys["secret-key"].encode()
+
+
+def key_dir():
+    return os.path.join(os.path.dirname(os.path.abspath(os.environ.get("REXCTL_CLUSTER", "."))), "keys")
+
+
+def secure_client(sock, endpoint):
+    """On a secured cluster: CURVE to `endpoint` with the stolen key that gets in there."""
+    for node in cluster_entries():
+        if not node.get("key"):
+            continue
+        if endpoint == node.get("control"):
+            public, secret = read_key(os.path.join(key_dir(), "operator.key"))
+        elif endpoint == node.get("pub"):
+            public, secret = read_key(os.path.join(key_dir(), os.environ.get("ROGUE_MEMBER", "n3") + ".key"))
+        else:
+            continue
+        sock.curve_publickey, sock.curve_secretkey = public, secret
+        sock.curve_serverkey = node["key"].encode()
+        return
+
+
+def secure_server(sock, endpoint):
+    """On a secured cluster, a publisher on a member's own endpoint serves with its stolen key."""
+    for node in cluster_entries():
+        if node.get("key") and endpoint == node.get("pub"):
+            sock.curve_server = True
+            sock.curve_secretkey = read_key(os.path.join(key_dir(), node["id"] + ".key"))[1]
+            return
 
 
 def cluster_ports():
@@ -173,6 +228,7 @@ class Control:
         self.timeout = timeout
         self.sock = CTX.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
+        secure_client(self.sock, endpoint)
         self.sock.connect(endpoint)
         self.count = 0
 
@@ -320,6 +376,8 @@ class RoguePublisher:
         self.sock.setsockopt(zmq.SNDHWM, hwm)
         self.sock.setsockopt(zmq.SNDTIMEO, int(send_timeout * 1000))
         self.sock.setsockopt(zmq.LINGER, 2000)
+        if bind:
+            secure_server(self.sock, bind)
         self.endpoint = bind_exact(self.sock, bind) if bind else bind_random(self.sock)
         self.subscriptions = []
         self.sent = 0
@@ -632,6 +690,7 @@ def cmd_slow_sub(args):
         sock.setsockopt(zmq.RCVBUF, 4096)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.SUBSCRIBE, b"")
+        secure_client(sock, args.pub)
         sock.connect(args.pub)
         if not sock.poll(5000):
             raise Precondition("no message from %s within 5 s" % args.pub)
@@ -741,6 +800,7 @@ def xsub(pub):
     sock = CTX.socket(zmq.XSUB)
     sock.setsockopt(zmq.LINGER, 5000)
     sock.setsockopt(zmq.SNDHWM, 0)
+    secure_client(sock, pub)
     sock.connect(pub)
     return sock
 
@@ -800,6 +860,7 @@ def cmd_big_request(args):
     `set` whose value is that big (--kind set). Waits up to --wait seconds for any reply."""
     sock = CTX.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
+    secure_client(sock, args.control)
     sock.connect(args.control)
     started = now()
     try:

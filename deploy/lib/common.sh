@@ -45,6 +45,8 @@ set_state_dir() {
     NODE_ARGS_FILE="$STATE_DIR/node-args"
     PID_DIR="$STATE_DIR/pids"
     LOG_DIR="$STATE_DIR/logs"
+    KEY_DIR="$STATE_DIR/keys"
+    OPERATORS_FILE="$STATE_DIR/operators.json"
     export REXCTL_CLUSTER="$CLUSTER_FILE"
 }
 set_state_dir "${REX_DEPLOY_DIR:-$REPO_ROOT/.deploy}"
@@ -196,6 +198,33 @@ build_if_stale() {
 }
 
 rexctl() { "$REXCTL" "$@"; }
+
+# --- keys (a secured cluster, README "Security") -----------------------------------------------
+
+# public_key FILE: the public key of a key file (from its .pub beside it).
+public_key() { sed -n 's/^public-key = //p' "${1%.key}.pub"; }
+
+# ensure_key NAME: KEY_DIR/NAME.key (mode 0600) and NAME.pub, made once with rexctl keygen and
+# kept afterwards.
+ensure_key() {
+    local file="$KEY_DIR/$1.key"
+    if [ -f "$file" ] && [ -f "${file%.key}.pub" ]; then return 0; fi
+    rexctl keygen "$file" --force >/dev/null || fatal "rexctl keygen $file failed"
+}
+
+# ensure_keys ID…: a key per node, the operators' keys (operator: admin, rexctl's default;
+# viewer: read-only), and OPERATORS_FILE listing the operators.
+ensure_keys() {
+    local id
+    mkdir -p "$KEY_DIR"
+    chmod 700 "$KEY_DIR"
+    for id in "$@"; do ensure_key "$id"; done
+    ensure_key operator
+    ensure_key viewer
+    printf '{"operators": [\n  {"name": "operator", "key": "%s", "role": "admin"},\n  {"name": "viewer", "key": "%s", "role": "viewer"}\n]}\n' \
+        "$(public_key "$KEY_DIR/operator.key")" "$(public_key "$KEY_DIR/viewer.key")" >"$OPERATORS_FILE.tmp"
+    mv "$OPERATORS_FILE.tmp" "$OPERATORS_FILE"
+}
 
 # --- ports -------------------------------------------------------------------------------------
 

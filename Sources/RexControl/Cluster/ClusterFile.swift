@@ -10,7 +10,8 @@ import Foundation
 ///
 /// `id` and `control` are required and non-empty, ids are unique; `pub` is optional (a node
 /// needs it to start from the file); `metrics` is optional (a node started from the file serves
-/// HTTP metrics there); other members are ignored.
+/// HTTP metrics there); `key` is optional (the node's CURVE public key: with it the node runs
+/// secured, and rexctl and peers expect that key); other members are ignored.
 public struct ClusterFile: Codable, Sendable, Equatable {
     /// One node: its id, its publisher (optional for rexctl) and its control endpoint.
     public struct Entry: Codable, Sendable, Equatable {
@@ -20,12 +21,16 @@ public struct ClusterFile: Codable, Sendable, Equatable {
         /// The node's HTTP metrics endpoint (`rexnode --metrics`). Optional, so files written
         /// before it still load.
         public var metrics: String?
+        /// The node's CURVE public key (Z85). Optional, so files written before nodes had keys
+        /// still load; a node whose entry has one runs secured (see README, "Security").
+        public var key: String?
 
-        public init(id: String, pub: String?, control: String, metrics: String? = nil) {
+        public init(id: String, pub: String?, control: String, metrics: String? = nil, key: String? = nil) {
             self.id = id
             self.pub = pub
             self.control = control
             self.metrics = metrics
+            self.key = key
         }
     }
 
@@ -58,7 +63,16 @@ public struct ClusterFile: Codable, Sendable, Equatable {
                 throw ClusterFileError(#"node \#(id) has no "control" endpoint"#)
             }
             guard !nodes.contains(where: { $0.id == id }) else { throw ClusterFileError("node id \(id) appears twice") }
-            nodes.append(Entry(id: id, pub: entry.pub, control: control, metrics: entry.metrics.flatMap { $0.isEmpty ? nil : $0 }))
+            if let key = entry.key {
+                guard CurveKeyText.isValid(key) else { throw ClusterFileError(#"node \#(id) has a "key" that is not 40 Z85 characters"#) }
+                if let other = nodes.first(where: { $0.key == key }) {
+                    throw ClusterFileError("nodes \(other.id) and \(id) have the same key")
+                }
+            } else if entry.hasKeyMember {
+                throw ClusterFileError(#"node \#(id) has a "key" that is not a string"#)
+            }
+            nodes.append(Entry(id: id, pub: entry.pub, control: control, metrics: entry.metrics.flatMap { $0.isEmpty ? nil : $0 },
+                               key: entry.key))
         }
         return ClusterFile(nodes: nodes)
     }
@@ -83,8 +97,11 @@ public struct ClusterFile: Codable, Sendable, Equatable {
             let pub: String?
             let control: String?
             let metrics: String?
+            let key: String?
+            /// Whether a "key" member is there at all (a non-string one is an error, not "no key").
+            let hasKeyMember: Bool
 
-            enum Key: String, CodingKey { case id, pub, control, metrics }
+            enum Key: String, CodingKey { case id, pub, control, metrics, key }
 
             init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: Key.self)
@@ -92,6 +109,8 @@ public struct ClusterFile: Codable, Sendable, Equatable {
                 pub = try? container.decodeIfPresent(String.self, forKey: .pub)
                 control = try? container.decodeIfPresent(String.self, forKey: .control)
                 metrics = try? container.decodeIfPresent(String.self, forKey: .metrics)
+                key = try? container.decodeIfPresent(String.self, forKey: .key)
+                hasKeyMember = container.contains(.key) && (try? container.decodeNil(forKey: .key)) != true
             }
         }
 

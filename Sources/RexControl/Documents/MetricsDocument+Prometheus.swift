@@ -99,6 +99,13 @@ extension MetricsDocument {
             }
         }
 
+        if let security {
+            out.family("rexnode_handshakes_total", "Connections to the node's CURVE sockets, by the ZAP handler's answer.", type: "counter")
+            out.sample("rexnode_handshakes_total", labels: ["result": "allowed"], Double(security.handshakesAllowed))
+            out.sample("rexnode_handshakes_total", labels: ["result": "refused"], Double(security.handshakesRefused))
+            out.counter("rexnode_forbidden_total", "Control requests refused for the operator's role.", security.forbidden)
+        }
+
         out.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", process.rssBytes)
         out.gauge("process_open_fds", "Number of open file descriptors.", process.fds)
         if let cpuSeconds = process.cpuSeconds {

@@ -16,12 +16,15 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     /// request could not be read) and result (`ok` or the error code). Optional: nodes before it
     /// did not send it.
     public var controlRequests: [String: [String: Int]]?
+    /// What a secured node's gatekeeper decided; absent for a plain node (and older nodes).
+    public var security: Security?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,
         mailbox: Mailbox, sockets: Sockets, process: Process, members: Members? = nil,
-        controlRequests: [String: [String: Int]]? = nil
+        controlRequests: [String: [String: Int]]? = nil, security: Security? = nil
     ) {
+        self.security = security
         self.uptimeMs = uptimeMs
         self.reconcile = reconcile
         self.channels = channels
@@ -204,6 +207,21 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     }
 
     /// How many of the node's peers are in each heartbeat status.
+    /// A secured node's handshakes (every connection to its CURVE sockets, answered by its ZAP
+    /// handler) and the operations refused for an operator's role.
+    public struct Security: Codable, Sendable, Equatable {
+        public var handshakesAllowed: Int
+        public var handshakesRefused: Int
+        /// Requests refused with `forbidden` (a viewer's dispatch).
+        public var forbidden: Int
+
+        public init(handshakesAllowed: Int = 0, handshakesRefused: Int = 0, forbidden: Int = 0) {
+            self.handshakesAllowed = handshakesAllowed
+            self.handshakesRefused = handshakesRefused
+            self.forbidden = forbidden
+        }
+    }
+
     public struct Members: Codable, Sendable, Equatable {
         public var unknown: Int
         public var alive: Int

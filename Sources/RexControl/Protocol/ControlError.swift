@@ -28,6 +28,8 @@ public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringCon
         public static let tooLarge = Code(rawValue: "tooLarge")
         /// A new feed, follow, peer or watch beyond the node's limit.
         public static let limitReached = Code(rawValue: "limitReached")
+        /// The operator's role does not allow the operation (a `viewer` sending a `dispatch`).
+        public static let forbidden = Code(rawValue: "forbidden")
 
         public var description: String { rawValue }
     }

@@ -25,6 +25,8 @@ final class ControlService {
     /// Requests answered, by operation and result (for the metrics).
     let requests = ControlRequestTally()
     var acceptingDispatch = true
+    /// Secured: who each connection is (its ZAP `User-Id`) and what that operator may do.
+    private let policy: ZapPolicy?
 
     struct NodeInfo: Sendable {
         let id: String
@@ -37,8 +39,9 @@ final class ControlService {
 
     init(
         socket: ZMQSocket, reactor: Reactor, node: NodeInfo, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        io: NodeIO, log: NodeLogger
+        io: NodeIO, log: NodeLogger, policy: ZapPolicy? = nil
     ) {
+        self.policy = policy
         self.socket = socket
         self.reactor = reactor
         self.node = node
@@ -84,7 +87,7 @@ final class ControlService {
                 return
             }
             guard let message else { return }
-            handle(message)
+            handle(message, user: policy == nil ? nil : socket.receivedProperty("User-Id"))
         }
     }
 
@@ -92,7 +95,7 @@ final class ControlService {
     /// the payload. A longer message is refused without keeping its frames.
     static let maxFrames = 4
 
-    private func handle(_ frames: [[UInt8]]) {
+    private func handle(_ frames: [[UInt8]], user: String? = nil) {
         let envelope = Array(frames.dropLast())
         let payload = frames.last ?? []
         guard frames.count <= Self.maxFrames else {
@@ -111,7 +114,9 @@ final class ControlService {
         let (id, request) = ControlRequest<OperatorAction>.read(payload)
         let operation = try? request.get().operation
         do throws(ControlError) {
-            try perform(try request.get(), envelope: envelope, id: id)
+            let request = try request.get()
+            try authorize(request.operation, user: user)
+            try perform(request, envelope: envelope, id: id)
             // The documents built off the reactor count when their reply is settled (respondLater).
             if let operation, !Self.answeredLater.contains(operation) { requests.count(operation, ControlRequestTally.ok) }
         } catch {
@@ -157,6 +162,20 @@ final class ControlService {
         case .unwatch:
             let ended = watchers?.unwatch(envelope: envelope, id: request.watch) ?? UnwatchDocument(unwatched: 0)
             reply(envelope, ControlReply(id: id, .success(ended)))
+        }
+    }
+
+    /// A secured node checks the operator's role before anything else happens.
+    private func authorize(_ operation: ControlOperation, user: String?) throws(ControlError) {
+        guard let policy else { return }
+        guard let role = policy.role(ofUser: user) else {
+            policy.counters.forbidden()
+            throw ControlError(.forbidden, "this connection is not an operator's (no known key)")
+        }
+        guard role.permits(operation) else {
+            policy.counters.forbidden()
+            throw ControlError(.forbidden, "operator \(policy.name(ofUser: user)) has role \(role.rawValue), which may not '\(operation.rawValue)'"
+                + " (only admin may; ask for an admin key)")
         }
     }
 

@@ -38,7 +38,8 @@ extension MetricsDocument {
             sockets: Sockets(open: io.socketsOpen, created: io.socketsCreated),
             process: process,
             members: Members(counting: state.peers.values.map(\.status)),
-            controlRequests: controlRequests
+            controlRequests: controlRequests,
+            security: io.security
         )
     }
 }

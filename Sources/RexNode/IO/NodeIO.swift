@@ -27,6 +27,8 @@ final class NodeIO {
         /// The subscribers' sockets and the publisher.
         var socketsOpen: Int { subscriber.socketsOpen + (publisherOpen ? 1 : 0) }
         var publisherOpen = false
+        /// A secured node's handshakes and refusals (nil: plain).
+        var security: MetricsDocument.Security?
     }
 
     let reactor: Reactor
@@ -34,17 +36,20 @@ final class NodeIO {
     let subscriber: NodeSubscriber
     private var publisherReader: ReaderToken?
     private var turnEnd: TurnEndToken?
+    private let security: DataPlaneSecurity?
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
     init(
         nodeID: String, epoch: UInt64, limits: NodeLimits, context: ZMQContext, reactor: Reactor, pubEndpoint: String,
-        log: NodeLogger
+        log: NodeLogger, security: DataPlaneSecurity? = nil
     ) throws(ZMQError) {
         reactor.checkIsolated()
         self.reactor = reactor
-        let publisher = try NodePublisher(context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log)
+        self.security = security
+        let publisher = try NodePublisher(
+            context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log, security: security)
         do {
-            subscriber = try NodeSubscriber(context: context, reactor: reactor, epoch: epoch, limits: limits, log: log)
+            subscriber = try NodeSubscriber(context: context, reactor: reactor, epoch: epoch, limits: limits, log: log, security: security)
         } catch {
             publisher.close()
             throw error
@@ -61,7 +66,8 @@ final class NodeIO {
     /// includes them).
     func flushAndCount() -> Counters {
         publisher.flush()
-        return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed)
+        return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
+                        security: security?.counters.document)
     }
 
     /// Closes every socket (on the reactor thread).

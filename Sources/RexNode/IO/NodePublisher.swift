@@ -50,9 +50,14 @@ final class NodePublisher {
     static let outboxByteLimit = 256 * 1024
 
     /// Creates the XPUB and binds it.
-    init(context: ZMQContext, endpoint: String, nodeID: String, epoch: UInt64, limits: NodeLimits, log: NodeLogger) throws(ZMQError) {
+    init(
+        context: ZMQContext, endpoint: String, nodeID: String, epoch: UInt64, limits: NodeLimits, log: NodeLogger,
+        security: DataPlaneSecurity? = nil
+    ) throws(ZMQError) {
         let socket = try context.socket(.xpub)
         do {
+            // Secured: a CURVE server; the ZAP handler lets only cluster members subscribe.
+            if let security { try security.makePublisher(socket) }
             // Every option before bind: options set later do not reach tcp/ipc connections.
             // No ZMQ_XPUB_NODROP: with it one subscriber that stops reading fills its queue and
             // then every send fails, for every subscriber. Without it libzmq drops for the full

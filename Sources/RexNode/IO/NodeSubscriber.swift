@@ -44,6 +44,8 @@ final class NodeSubscriber {
     private var dedicated: [RouteID: Dedicated] = [:]
     private var connected: [String: Int] = [:]
     private var reader: ReaderToken?
+    /// Secured: every connection authenticates with the node's key and expects its publisher's.
+    private let security: DataPlaneSecurity?
 
     /// The last topic routed, the table generation it was resolved at, and all its targets: a
     /// stream of one topic is then routed with a string comparison instead of a hash lookup and
@@ -57,23 +59,30 @@ final class NodeSubscriber {
     private var topics = StringReuse()
     private var senders = StringReuse()
 
-    init(context: ZMQContext, reactor: Reactor, epoch: UInt64, limits: NodeLimits, log: NodeLogger) throws(ZMQError) {
+    init(
+        context: ZMQContext, reactor: Reactor, epoch: UInt64, limits: NodeLimits, log: NodeLogger, security: DataPlaneSecurity? = nil
+    ) throws(ZMQError) {
+        self.security = security
         self.context = context
         self.reactor = reactor
         self.limits = limits
         self.wireLimits = WireLimits(limits)
         self.log = log
         self.table = SubscriptionTable(epoch: epoch)
-        shared = try Self.makeSocket(context, limits)
+        shared = try Self.makeSocket(context, limits, security)
         reader = reactor.addReader(shared) { [unowned self] in drain(shared, into: nil) }
     }
 
     /// A SUB socket with the data plane's bounds: frames up to `maxFrameBytes` (libzmq drops a
     /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message,
     /// and connection heartbeats (see `ConnectionHeartbeat`).
-    private static func makeSocket(_ context: ZMQContext, _ limits: NodeLimits) throws(ZMQError) -> ZMQSocket {
+    private static func makeSocket(_ context: ZMQContext, _ limits: NodeLimits, _ security: DataPlaneSecurity?) throws(ZMQError) -> ZMQSocket {
         let socket = try context.socket(.sub)
         do {
+            if let security {
+                try socket.setOption(.curvePublicKey, security.keyPair.publicKey)
+                try socket.setOption(.curveSecretKey, security.keyPair.secretKey)
+            }
             try socket.setOption(.receiveHighWaterMark, limits.queueMessages)
             try socket.setOption(.maxMessageSize, limits.maxFrameBytes)
             socket.receiveFrameLimit = 2
@@ -122,6 +131,7 @@ final class NodeSubscriber {
         connected[endpoint, default: 0] += 1
         guard connected[endpoint] == 1 else { return }
         do {
+            try security?.expectPublisherKey(of: endpoint, on: shared)
             try shared.connect(endpoint)
         } catch {
             connected[endpoint] = nil
@@ -144,9 +154,10 @@ final class NodeSubscriber {
     /// Opens a SUB socket connected to `endpoint` only, subscribed to `pattern` and to a snapshot
     /// of it.
     func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) throws(ZMQError) -> RouteID {
-        let socket = try Self.makeSocket(context, limits)
+        let socket = try Self.makeSocket(context, limits, security)
         let id = table.reserveID()
         do {
+            try security?.expectPublisherKey(of: endpoint, on: socket)
             try socket.subscribe(pattern.subscription)
             try socket.subscribe(table.snapshotRequest(for: id, pattern))
             try socket.connect(endpoint)

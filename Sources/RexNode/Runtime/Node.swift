@@ -25,6 +25,8 @@ public final class Node: Sendable {
     private let io: ReactorBound<NodeIO>
     private let control: ReactorBound<ControlService>
     private let metrics: ReactorBound<MetricsEndpoint>?
+    /// The ZAP handler of a secured node (nil: the node runs plain).
+    private let gatekeeper: ReactorBound<NodeGatekeeper>?
     private let log: NodeLogger
     private let stopped = Mutex(false)
     private let trimmer = MemoryTrimmer()
@@ -32,8 +34,10 @@ public final class Node: Sendable {
     private init(
         id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
         reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>,
-        metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger
+        metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger,
+        gatekeeper: ReactorBound<NodeGatekeeper>? = nil
     ) {
+        self.gatekeeper = gatekeeper
         self.id = id
         self.metricsEndpoint = metricsEndpoint
         self.metrics = metrics
@@ -54,6 +58,7 @@ public final class Node: Sendable {
     public static func start(_ configuration: NodeConfiguration, logger: NodeLogger? = nil) throws(NodeError) -> Node {
         try configuration.validate()
         let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel, format: configuration.logFormat)
+        let policy = try configuration.security.map { security throws(NodeError) in try ZapPolicy(security) }
         let context: ZMQContext
         do { context = try ZMQContext() } catch {
             throw NodeError(.socketFailure, "cannot create a ZeroMQ context: \(error)")
@@ -63,13 +68,25 @@ public final class Node: Sendable {
         do {
             let node = try reactor.sync { () throws -> Node in
                 let limits = configuration.settings.limits
-                let io = try NodeIO(
-                    nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
-                    reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log
-                )
+                // The ZAP handler binds first: a CURVE socket's handshakes need it from the start.
+                let gatekeeper = try policy.map { policy throws(ZMQError) in
+                    try NodeGatekeeper(policy: policy, context: context, reactor: reactor, log: log)
+                }
+                let io: NodeIO
+                do {
+                    io = try NodeIO(
+                        nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
+                        reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log,
+                        security: policy.map(DataPlaneSecurity.init)
+                    )
+                } catch {
+                    gatekeeper?.close()
+                    throw error
+                }
                 let controlSocket: ZMQSocket
                 do {
                     controlSocket = try context.socket(.router)
+                    if let policy { try policy.makeServer(controlSocket, domain: ZapPolicy.controlDomain) }
                     // A request past the hard cap costs its sender the connection, before libzmq
                     // allocates it; up to it the client gets an error reply (see ControlService).
                     try controlSocket.setOption(.maxMessageSize, limits.maxControlFrameBytes)
@@ -77,6 +94,7 @@ public final class Node: Sendable {
                     try controlSocket.bind(configuration.controlEndpoint)
                 } catch {
                     io.close()
+                    gatekeeper?.close()
                     throw error
                 }
                 var metricsSocket: ZMQSocket?
@@ -91,6 +109,7 @@ public final class Node: Sendable {
                         metricsSocket?.close()
                         controlSocket.close()
                         io.close()
+                        gatekeeper?.close()
                         throw error
                     }
                 }
@@ -110,7 +129,7 @@ public final class Node: Sendable {
                 let service = ControlService(
                     socket: controlSocket, reactor: reactor,
                     node: .init(id: configuration.id, pub: io.pubEndpoint, control: controlEndpoint, startedAt: startedAt),
-                    store: store, io: io, log: log
+                    store: store, io: io, log: log, policy: policy
                 )
                 service.start()
                 var metrics: MetricsEndpoint?
@@ -128,13 +147,18 @@ public final class Node: Sendable {
                 return Node(
                     id: configuration.id, pubEndpoint: io.pubEndpoint, controlEndpoint: controlEndpoint, store: store,
                     reactor: reactor, context: context, io: boundIO, control: ReactorBound(service, on: reactor),
-                    metricsEndpoint: metricsEndpoint, metrics: metrics.map { ReactorBound($0, on: reactor) }, log: log
+                    metricsEndpoint: metricsEndpoint, metrics: metrics.map { ReactorBound($0, on: reactor) }, log: log,
+                    gatekeeper: gatekeeper.map { ReactorBound($0, on: reactor) }
                 )
             }
             log.info("started", [
                 "pub": node.pubEndpoint, "control": node.controlEndpoint, "metrics": node.metricsEndpoint ?? "off",
-                "peers": "\(configuration.peers.count)",
+                "peers": "\(configuration.peers.count)", "security": policy == nil ? "none" : "curve",
             ])
+            if policy == nil {
+                log.warning("insecure", ["message": "running without CURVE: anyone who can reach \(node.controlEndpoint) commands this node"
+                    + " and anyone who can reach \(node.pubEndpoint) reads it (see README, Security)"])
+            }
             return node
         } catch let error as ZMQError {
             reactor.stop()
@@ -212,10 +236,12 @@ public final class Node: Sendable {
         await store.release()
         let io = self.io
         let metrics = self.metrics
+        let gatekeeper = self.gatekeeper
         try? reactor.sync {
             metrics?.value.close()
             control.value.close()
             io.value.close()
+            gatekeeper?.value.close()
         }
         do {
             try context.terminate(timeout: .seconds(1))

@@ -28,6 +28,12 @@ public enum NodeCommand {
       --log-format FORMAT      text (key=value, default) or json (one object per line: time, level,
                                node, event, fields).
 
+    SECURITY (see README, "Security"): a node whose cluster-file entry has a "key" runs secured — CURVE
+    on every socket, members only on its publisher, operators only on its control endpoint.
+      --key FILE               Its key file (default: keys/ID.key beside the cluster file; rexctl keygen writes one).
+      --operators FILE         Operators and roles (default: operators.json beside the cluster file).
+      --insecure               Run plain even with keys, or with a control endpoint off loopback (logged at start).
+
     LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
       --max-name-bytes N       Longest topic, name, peer id, sender or endpoint (default 256).
       --max-value-bytes N      Largest feed value or message payload (default 16384).
@@ -70,6 +76,9 @@ public enum NodeCommand {
         var metrics: String?
         var peers: [String: String] = [:]
         var cluster: String?
+        var keyFile: String?
+        var operatorsFile: String?
+        var insecure = false
         var settings = NodeSettings()
         var level = NodeLogger.Level.info
         var logFormat = LogFormat.text
@@ -106,6 +115,9 @@ public enum NodeCommand {
             case "--control": control = try value(for: argument)
             case "--metrics": metrics = try value(for: argument)
             case "--cluster": cluster = try value(for: argument)
+            case "--key": keyFile = try value(for: argument)
+            case "--operators": operatorsFile = try value(for: argument)
+            case "--insecure": insecure = true
             case "--peer":
                 let spec = try value(for: argument)
                 guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex, spec.index(after: equals) != spec.endIndex else {
@@ -144,10 +156,18 @@ public enum NodeCommand {
         }
 
         guard let id else { throw UsageError(message: "--id is required") }
+        if cluster == nil, keyFile != nil || operatorsFile != nil {
+            throw UsageError(message: "--key and --operators need --cluster: a secured node takes its members' keys from the cluster file")
+        }
         var configuration: NodeConfiguration
         if let cluster {
             do {
-                configuration = try ClusterFile.load(cluster).configuration(for: id)
+                let file = try ClusterFile.load(cluster)
+                configuration = try file.configuration(for: id)
+                if !insecure {
+                    configuration.security = try NodeSecurity.load(
+                        cluster: file, clusterPath: cluster, id: id, keyPath: keyFile, operatorsPath: operatorsFile)
+                }
             } catch {
                 throw UsageError(message: error.message)
             }
@@ -163,6 +183,7 @@ public enum NodeCommand {
         configuration.settings = settings
         configuration.logLevel = level
         configuration.logFormat = logFormat
+        configuration.insecure = insecure
         do {
             try configuration.validate()
         } catch {

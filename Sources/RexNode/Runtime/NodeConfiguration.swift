@@ -16,6 +16,10 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var logLevel: NodeLogger.Level
     /// How log lines are written: `key=value` text (default) or JSON.
     public var logFormat: LogFormat = .text
+    /// CURVE keys and who may connect; nil: the node runs plain (and says so at start).
+    public var security: NodeSecurity?
+    /// Run plain even where that is refused by default (a control endpoint off loopback).
+    public var insecure: Bool = false
 
     public init(
         id: String,
@@ -57,6 +61,11 @@ public struct NodeConfiguration: Sendable, Equatable {
                 throw NodeError(.invalidConfiguration, "--metrics must differ from --pub and --control (got \(metricsEndpoint))")
             }
         }
+        if security == nil && !insecure && !Self.isLocal(controlEndpoint) {
+            throw NodeError(.invalidConfiguration, "--control \(controlEndpoint) is reachable from other hosts and this node has no CURVE keys:"
+                + " anyone who can reach it could command the node. Run it secured (a cluster file with keys, see README \"Security\"),"
+                + " bind the control endpoint to 127.0.0.1, or pass --insecure to accept the risk")
+        }
         for (name, value) in [("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs)] where value <= 0 {
             throw NodeError(.invalidConfiguration, "\(name) must be positive (got \(value) ms)")
         }
@@ -72,6 +81,14 @@ public struct NodeConfiguration: Sendable, Equatable {
         for (flag, value) in settings.limits.all where !(1...NodeCommand.maxLimit).contains(value) {
             throw NodeError(.invalidConfiguration, "\(flag) must be from 1 to \(NodeCommand.maxLimit) (got \(value))")
         }
+    }
+
+    /// Whether only this host can reach `endpoint`: ipc, inproc, or tcp on a loopback address.
+    static func isLocal(_ endpoint: String) -> Bool {
+        guard endpoint.hasPrefix("tcp://") else { return true }
+        let rest = endpoint.dropFirst(6)
+        let host = rest.lastIndex(of: ":").map { rest[..<$0] } ?? rest
+        return host == "localhost" || host.hasPrefix("127.") || host == "[::1]" || host == "::1"
     }
 
     static func isEndpoint(_ text: String) -> Bool {

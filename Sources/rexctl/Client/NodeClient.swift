@@ -25,22 +25,49 @@ import Darwin
 final class NodeClient {
     let node: NodeAddress
     let socket: ZMQSocket
+    /// Whether this client speaks CURVE (the node has a key).
+    let isSecured: Bool
+    /// The operator's public key, for messages.
+    let operatorKey: String?
+    /// The socket's connection events: where a refused or mismatched handshake shows.
+    private let monitor: ZMQSocketMonitor?
+    private var events = ConnectionEvents()
     private var sequence = 0
     private static let idPrefix = "rexctl-\(getpid())-"
 
-    /// Creates the socket and connects it (connecting never waits for the node).
-    init(context: ZMQContext, node: NodeAddress) throws(NodeRequestError) {
+    /// Creates the socket and connects it (connecting never waits for the node). With `curve`,
+    /// the socket authenticates as the operator's key pair and expects the node's key.
+    init(context: ZMQContext, node: NodeAddress, curve: (keyPair: ZMQCurveKeyPair, serverKey: ZMQCurveKey)? = nil) throws(NodeRequestError) {
         self.node = node
+        isSecured = curve != nil
+        operatorKey = curve?.keyPair.publicKey.z85
+        var monitor: ZMQSocketMonitor?
         do {
             socket = try context.socket(.dealer)
             try socket.setOption(.linger, .zero)
+            if let curve { try socket.makeCurveClient(curve.keyPair, serverKey: curve.serverKey) }
+            monitor = try ZMQSocketMonitor(socket)
             try socket.connect(node.control)
         } catch {
+            monitor?.close()
             throw NodeRequestError(node: node, kind: .transport(error.description))
         }
+        self.monitor = monitor
     }
 
-    func close() { socket.close() }
+    func close() {
+        monitor?.close()
+        socket.close()
+    }
+
+    /// The error for a request that got no reply within `timeout`: what the connection's events
+    /// say went wrong (a refused key, a CURVE mismatch), else "did not answer".
+    func silence(after timeout: Duration) -> NodeRequestError {
+        if let monitor { events.record(monitor.drain()) }
+        var error = NodeRequestError(node: node, kind: events.diagnosis(secured: isSecured) ?? .unreachable(timeout: timeout))
+        error.operatorKey = operatorKey
+        return error
+    }
 
     /// A fresh request id.
     func nextID() -> JSONValue {
@@ -62,7 +89,7 @@ final class NodeClient {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let id = try send(request, timeout: timeout)
         guard let reply = try awaitReply(id: id, until: deadline) else {
-            throw NodeRequestError(node: node, kind: .unreachable(timeout: timeout))
+            throw silence(after: timeout)
         }
         return try reply.result(type).mapError { NodeRequestError(node: node, $0) }.get()
     }
@@ -83,17 +110,24 @@ final class NodeClient {
         }
         // A DEALER queues up to its high-water mark even while the node is down; a full queue
         // means the node has not been reading for a long time.
-        guard queued else { throw NodeRequestError(node: node, kind: .unreachable(timeout: timeout)) }
+        // After a refused handshake the DEALER has no pipe left to queue on: the events say why.
+        guard queued else { throw silence(after: timeout) }
         return id
     }
 
     /// Waits until the reply to `id` arrives or `deadline` passes (nil).
     func awaitReply(id: JSONValue, until deadline: ContinuousClock.Instant) throws(NodeRequestError) -> ReceivedReply? {
-        let poller = ZMQPoller(capacity: 1)
+        let poller = ZMQPoller(capacity: 2)
         do {
             try poller.register(socket)
+            if let monitor { try poller.register(monitor.socket) }
             while true {
                 if let reply = try receiveAvailable(id: id) { return reply }
+                // A refused key or a mechanism mismatch will not heal by waiting: answer now.
+                if let monitor {
+                    events.record(monitor.drain())
+                    if events.isDefinitive(secured: isSecured) { return nil }
+                }
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 if remaining <= .zero { return nil }
                 try poller.poll(timeout: remaining)
@@ -168,7 +202,7 @@ extension NodeClient {
             }
         }
         return results.enumerated().map { index, result in
-            result ?? .failure(NodeRequestError(node: clients[index].node, kind: .unreachable(timeout: timeout)))
+            result ?? .failure(clients[index].silence(after: timeout))
         }
     }
 }

@@ -13,7 +13,20 @@ struct NodeRequestError: Error, Equatable, CustomStringConvertible {
         case badReply(String)
         /// libzmq refused to create or connect the socket (bad endpoint, …).
         case transport(String)
+        /// The node's ZAP handler refused our key (status 400: not in its operators file).
+        case keyRefused(status: UInt32)
+        /// We spoke plain to a node that requires CURVE.
+        case nodeRequiresCurve
+        /// We spoke plain and the node closed every connection during the handshake.
+        case closedDuringHandshake
+        /// We spoke CURVE (the cluster file has a key for the node) but the node runs plain.
+        case nodeNotSecured
+        /// The node closed our CURVE handshake: it does not hold the key the cluster file gives.
+        case serverKeyMismatch
     }
+
+    /// The operator key rexctl used (Z85, for messages), if any.
+    var operatorKey: String?
 
     var node: NodeAddress
     var kind: Kind
@@ -45,6 +58,23 @@ struct NodeRequestError: Error, Equatable, CustomStringConvertible {
         case .transport(let detail):
             return "cannot talk to node \(node.id) at \(node.control): \(detail)"
                 + " — check its control endpoint in the cluster file or --node."
+        case .keyRefused(let status):
+            let key = operatorKey.map { "key \(CurveKeyText.short($0))" } ?? "rexctl's key"
+            return "node \(node.id) at \(node.control) refused \(key) (ZAP status \(status))"
+                + " — add its public key to the node's operators file, or pass --key with a key that is listed there."
+        case .nodeRequiresCurve:
+            return "node \(node.id) at \(node.control) requires CURVE and rexctl spoke plain"
+                + " — address it through a cluster file that has its \"key\" (--cluster FILE), not --node alone."
+        case .closedDuringHandshake:
+            return "node \(node.id) at \(node.control) closed every connection during the handshake: it likely requires CURVE"
+                + " and rexctl spoke plain — address it through a cluster file that has its \"key\" (--cluster FILE), not --node alone."
+        case .nodeNotSecured:
+            return "node \(node.id) at \(node.control) runs without CURVE, but the cluster file has a key for it"
+                + " — restart the node secured, or remove its \"key\" from the cluster file."
+        case .serverKeyMismatch:
+            let key = node.key.map { " \(CurveKeyText.short($0))" } ?? ""
+            return "node \(node.id) at \(node.control) did not complete the CURVE handshake: it does not hold the key\(key)"
+                + " the cluster file gives for it — another process on that port, or a stale cluster file."
         }
     }
 

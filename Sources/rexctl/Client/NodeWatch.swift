@@ -76,11 +76,11 @@ final class NodeWatch {
         case .idle(let retryAt) where now >= retryAt:
             request(now: now)
         case .requested(_, let sentAt, let timeout) where now >= sentAt.advanced(by: timeout):
-            changed = fail(NodeRequestError(node: client.node, kind: .unreachable(timeout: timeout)), retryAt: now) || changed
+            changed = fail(client.silence(after: timeout), retryAt: now) || changed
             request(now: now)
         case .watching(let id, let sequence, let renewAt, let renewal):
             if let renewal, now >= renewal.sentAt.advanced(by: requestTimeout) {
-                changed = fail(NodeRequestError(node: client.node, kind: .unreachable(timeout: requestTimeout)), retryAt: now) || changed
+                changed = fail(client.silence(after: requestTimeout), retryAt: now) || changed
                 request(now: now)
             } else if renewal == nil, now >= renewAt,
                       let renewID = try? client.send(ControlRequest<OperatorAction>(.renew, watch: id), timeout: requestTimeout) {
@@ -95,7 +95,7 @@ final class NodeWatch {
     /// The command's time is up: a watch request still unanswered counts as unreachable now.
     func giveUp() {
         if case .requested(_, _, let timeout) = phase {
-            _ = fail(NodeRequestError(node: client.node, kind: .unreachable(timeout: timeout)), retryAt: .now.advanced(by: .seconds(3600)))
+            _ = fail(client.silence(after: timeout), retryAt: .now.advanced(by: .seconds(3600)))
         }
     }
 

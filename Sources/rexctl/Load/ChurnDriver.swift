@@ -181,7 +181,7 @@ final class ChurnDriver {
         let now = clock.now
         for n in pending.indices {
             for request in pending[n].values where request.sentAt.duration(to: now) > settings.requestTimeout {
-                throw NodeRequestError(node: nodes[n], kind: .unreachable(timeout: settings.requestTimeout))
+                throw clients[n].silence(after: settings.requestTimeout)
             }
         }
     }

@@ -46,16 +46,36 @@ def checked_endpoint(endpoint):
     return endpoint
 
 
+def read_key(path):
+    """(public, secret) Z85 texts of a key file written by `rexctl keygen`."""
+    keys = {}
+    with open(path) as f:
+        for line in f.read(4096).splitlines():
+            if "=" in line and not line.lstrip().startswith("#"):
+                name, value = (part.strip() for part in line.split("=", 1))
+                keys[name] = value
+    return keys["public-key"].encode(), keys["secret-key"].encode()
+
+
 def cmd_watch(args):
     import zmq  # the system python's pyzmq (Debian python3-zmq), as deploy/e2e/rogue.py
 
     with open(args.cluster) as f:
-        nodes = [(n["id"], checked_endpoint(n["control"])) for n in json.load(f)["nodes"]]
+        entries = json.load(f)["nodes"]
+    nodes = [(n["id"], checked_endpoint(n["control"])) for n in entries]
+    server_keys = {n["id"]: n.get("key") for n in entries}
+    # A secured cluster: speak CURVE as the operator (keys/operator.key beside the cluster file).
+    operator = None
+    if any(server_keys.values()):
+        operator = read_key(os.path.join(os.path.dirname(os.path.abspath(args.cluster)), "keys", "operator.key"))
     ctx = zmq.Context.instance()
     socks = {}
     for node, endpoint in nodes:
         sock = ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        if operator and server_keys.get(node):
+            sock.curve_publickey, sock.curve_secretkey = operator
+            sock.curve_serverkey = server_keys[node].encode()
         sock.connect(endpoint)
         socks[node] = sock
     poller = zmq.Poller()

@@ -2,9 +2,10 @@
 # Hostile peer, dead-port takeover: n3 is killed, the rogue binds n3's PUB port, the survivors'
 # SUB sockets reconnect to it, and it sends forged heartbeats `$hb.n3` with sequence 1, then
 # 18446744073709551615 (with the epoch field: once in n3's own epoch, once in another one).
-# Neither survivor may die (both did: the heartbeat gap overflowed an Int).
+# Neither survivor may die (both did: the heartbeat gap overflowed an Int). On the secured cluster
+# the rogue holds n3's stolen key (without it the takeover fails: 24_secure_dead_port_impostor).
 
-hostile_begin dead_port n1 n2
+hostile_begin --secured dead_port n1 n2
 # With the epoch field, the forgery continues n3's own stream (its epoch, learnt from one of its
 # heartbeats), so the huge sequence is a gap, not a restart.
 heartbeat=$(rogue wire --pub "${H_PUB[n3]}") || hostile_fail "no heartbeat from n3 at ${H_PUB[n3]}"

@@ -5,7 +5,7 @@
 # keep advancing, n2 and n3 must keep seeing n1 alive, n1's RSS must stay under budget and come
 # back near its baseline once the rogue left.
 
-hostile_begin slow_subscriber n1
+hostile_begin --secured slow_subscriber n1
 ctl send n2 follow slow sl.t >&2
 wait_for n2 'keep=follow[slow]' 3s
 v=$(publish_until_seen n1 sl.t warm n2 slow)

@@ -3,7 +3,7 @@
 # from a rogue DEALER to n1's control endpoint (requests are at most 1 MiB). An error reply or
 # none are both fine; n1 must survive and keep serving.
 
-hostile_begin big_request n1
+hostile_begin --secured big_request n1
 hostile_rogue big-request --control "${H_CONTROL[n1]}" --kind ping --size "${HOSTILE_BIG_REQUEST_BYTES:-300000000}" --wait 3
 step "rogue: $H_OUT"
 hostile_verdict --delivery n1:n2

@@ -4,7 +4,7 @@
 # feed, so 40 KB in could be 20,000 messages out; n1 may publish at most HOSTILE_REPLAY_MAX more
 # than its heartbeats (default: feeds × 10).
 
-hostile_begin replay n1
+hostile_begin --secured replay n1
 feeds=${HOSTILE_REPLAY_FEEDS:-4}
 for ((k = 0; k < feeds; k++)); do rexctl send n1 set "ra.$k" "value-$k" >/dev/null; done
 wait_for n1 "state=feeds.ra.$((feeds - 1)).value=value-$((feeds - 1))" 2s

@@ -3,7 +3,7 @@
 # on it would forge membership. Both must be refused: rexctl exits non-zero with the node's error
 # reply, and the node's own reply to the raw request says ok=false.
 
-hostile_begin reserved_topics n1
+hostile_begin --secured reserved_topics n1
 refused() {   # refused WHAT RAW-ACTION-JSON REXCTL-ARGS…
     local what=$1 raw=$2 out rc=0 reply
     shift 2

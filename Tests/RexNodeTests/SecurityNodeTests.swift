@@ -1,0 +1,255 @@
+import Foundation
+import Synchronization
+import NodeTestSupport
+import RexControl
+import RexNode
+import Testing
+import ZMQ
+
+/// Secured nodes in-process: roles on the control endpoint, members only on the data plane, and
+/// a process on a member's port that does not hold that member's key is never believed.
+@Suite(.serialized) struct SecurityNodeTests {
+    static let ping = #"{"v": 1, "id": "p", "op": "ping"}"#
+    static let state = #"{"v": 1, "id": "s", "op": "state"}"#
+    static let set = #"{"v": 1, "id": "d", "op": "dispatch", "action": {"type": "set", "topic": "t", "value": "1"}}"#
+
+    func errorCode(_ reply: [String: Any]?) -> String? {
+        (reply?["error"] as? [String: Any])?["code"] as? String
+    }
+
+    @Test func anAdminMayDoEverythingAViewerOnlyRead() async throws {
+        let cluster = try SecureCluster(nodes: ["s1"])
+        let node = try cluster.start("s1")
+        let serverKey = cluster.nodeKeys["s1"]!.publicKey
+        let admin = cluster.operatorKeys["admin"]!
+        let viewer = cluster.operatorKeys["viewer"]!
+
+        let adminPing = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: admin, Self.ping)
+        #expect(adminPing?["ok"] as? Bool == true)
+        let adminSet = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: admin, Self.set)
+        #expect(adminSet?["ok"] as? Bool == true)
+        #expect(await waitFor(node, timeout: .seconds(5)) { $0.feeds["t"]?.value == "1" })
+
+        for request in [Self.ping, Self.state, #"{"v": 1, "op": "keep"}"#, #"{"v": 1, "op": "metrics"}"#] {
+            let reply = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: viewer, request)
+            #expect(reply?["ok"] as? Bool == true, "viewer: \(request)")
+        }
+        let viewerSet = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: viewer,
+            #"{"v": 1, "id": "d", "op": "dispatch", "action": {"type": "set", "topic": "t", "value": "2"}}"#)
+        #expect(viewerSet?["ok"] as? Bool == false)
+        #expect(errorCode(viewerSet) == "forbidden")
+        #expect(((viewerSet?["error"] as? [String: Any])?["message"] as? String)?.contains("viewer") == true)
+        #expect(node.state.feeds["t"]?.value == "1", "the viewer's set changed nothing")
+        // The metrics count what the gatekeeper and the role check decided.
+        let metrics = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: admin, #"{"v": 1, "op": "metrics"}"#)
+        let security = (metrics?["result"] as? [String: Any])?["security"] as? [String: Any]
+        #expect(security?["forbidden"] as? Int == 1)
+        #expect((security?["handshakesAllowed"] as? Int ?? 0) >= 8, "\(String(describing: security))")
+        #expect(security?["handshakesRefused"] as? Int == 0)
+        await node.stop()
+    }
+
+    @Test func strangersAndPlainClientsGetNoReply() async throws {
+        let cluster = try SecureCluster(nodes: ["s2"])
+        let node = try cluster.start("s2")
+        let serverKey = cluster.nodeKeys["s2"]!.publicKey
+        let stranger = try ZMQCurveKeyPair.generate()
+        #expect(try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: stranger, Self.set,
+                                               timeout: .milliseconds(500)) == nil)
+        #expect(try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: nil, Self.set,
+                                               timeout: .milliseconds(500)) == nil)
+        // Even a listed operator gets nothing from a node that does not hold the key it expects.
+        let other = try ZMQCurveKeyPair.generate().publicKey
+        #expect(try await secureControlRequest(node.controlEndpoint, serverKey: other, client: cluster.operatorKeys["admin"]!, Self.ping,
+                                               timeout: .milliseconds(500)) == nil)
+        #expect(node.state.feeds.isEmpty)
+        // And the node is fine: its operator still gets in.
+        let ping = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, Self.ping)
+        #expect(ping?["ok"] as? Bool == true)
+        await node.stop()
+    }
+
+    @Test func securedMembersFollowEachOther() async throws {
+        let cluster = try SecureCluster(nodes: ["m1", "m2"])
+        let m1 = try cluster.start("m1")
+        let m2 = try cluster.start("m2")
+        #expect(await waitFor(m2, timeout: .seconds(10)) { $0.peers["m1"]?.status == .alive })
+        m1.dispatch(.set(topic: "prices", value: "42"))
+        m2.dispatch(.follow(name: "p", topic: "prices", from: nil))
+        #expect(await waitFor(m2, timeout: .seconds(10)) { $0.follows["p"]?.lastValue == "42" })
+        m2.dispatch(.follow(name: "q", topic: "prices", from: "m1"))   // a dedicated socket, CURVE too
+        #expect(await waitFor(m2, timeout: .seconds(10)) { $0.follows["q"]?.lastValue == "42" })
+        await m2.stop()
+        await m1.stop()
+    }
+
+    @Test func aNonMembersSubscriberGetsNothing() async throws {
+        let cluster = try SecureCluster(nodes: ["x1", "x2"])
+        let x1 = try cluster.start("x1")
+        let x2 = try cluster.start("x2")
+        let stranger = try ZMQCurveKeyPair.generate()
+        let serverKey = cluster.nodeKeys["x1"]!.publicKey
+        let pub = cluster.pubs["x1"]!
+        let strangerGot = try await offPool { () throws -> Int in
+            let context = try ZMQContext()
+            let sub = try context.socket(.sub)
+            defer {
+                sub.close()
+                try? context.terminate()
+            }
+            try sub.makeCurveClient(stranger, serverKey: serverKey)
+            try sub.subscribe("")
+            try sub.connect(pub)
+            var got = 0
+            // x2 (a member) hears x1's heartbeats (every 50 ms) meanwhile.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, (x2.state.peers["x1"]?.lastHeartbeat ?? 0) < 20 {
+                while try sub.tryReceiveMultipart() != nil { got += 1 }
+                usleep(10_000)
+            }
+            while try sub.tryReceiveMultipart() != nil { got += 1 }
+            return got
+        }
+        #expect((x2.state.peers["x1"]?.lastHeartbeat ?? 0) >= 20, "the member heard x1 meanwhile")
+        #expect(strangerGot == 0)
+        await x2.stop()
+        await x1.stop()
+    }
+
+    /// The dead-port takeover of the hostile-input suite: a process bound to a member's
+    /// publisher endpoint that does not hold its key is never heard. With the key, it is (so
+    /// the test can tell the two apart).
+    @Test(arguments: [false, true])
+    func aProcessOnAMembersPortIsBelievedOnlyWithItsKey(holdsTheKey: Bool) async throws {
+        let cluster = try SecureCluster(nodes: ["k1", "k2", "k3"])
+        let k1 = try cluster.start("k1")
+        let k2 = try cluster.start("k2")
+        let impostorKeys = holdsTheKey ? cluster.nodeKeys["k3"]! : try ZMQCurveKeyPair.generate()
+        let k3 = try cluster.start("k3", keys: impostorKeys)
+        // k3 heartbeats every 50 ms; wait until k1 has heard 20 of k2's and k3 published as many.
+        let heard = await waitFor(k1, timeout: .seconds(10)) { state in
+            (state.peers["k2"]?.lastHeartbeat ?? 0) >= 20 && (holdsTheKey ? state.peers["k3"]?.status == .alive : true)
+        }
+        #expect(heard)
+        #expect(await waitFor(k3, timeout: .seconds(5)) { $0.peers["k1"] != nil } )
+        let k3Published = k3.messageCounts().published
+        #expect(k3Published >= 10, "the impostor was publishing (\(k3Published))")
+        let seen = k1.state.peers["k3"]
+        if holdsTheKey {
+            #expect(seen?.status == .alive)
+        } else {
+            #expect(seen?.status == .unknown && seen?.lastHeartbeat == nil, "k1 heard the impostor: \(String(describing: seen))")
+            #expect(k2.state.peers["k3"]?.lastHeartbeat == nil)
+        }
+        await k3.stop()
+        await k2.stop()
+        await k1.stop()
+    }
+
+    /// Hostile input for the gatekeeper: 200 strangers handshaking at once. Each is refused, the
+    /// node keeps answering its operator, and the log holds a bounded number of refusal lines.
+    @Test func aCrowdOfStrangersIsRefusedWithoutFloodingTheLogOrStallingTheNode() async throws {
+        let cluster = try SecureCluster(nodes: ["z1"])
+        let lines = LineRecorder()
+        let node = try cluster.start("z1", logger: NodeLogger(nodeID: "z1", level: .info, sink: { lines.append($0) }))
+        let serverKey = cluster.nodeKeys["z1"]!.publicKey
+        let endpoint = node.controlEndpoint
+        try await offPool {
+            let context = try ZMQContext()
+            var sockets: [ZMQSocket] = []
+            defer {
+                for socket in sockets { socket.close() }
+                try? context.terminate()
+            }
+            for _ in 0..<200 {
+                let socket = try context.socket(.dealer)
+                try socket.makeCurveClient(try ZMQCurveKeyPair.generate(), serverKey: serverKey)
+                try socket.connect(endpoint)
+                _ = try socket.send(Self.set, flags: .dontWait)
+                sockets.append(socket)
+            }
+            // Until the refusals logged in full are in the log (the rest are counted, not logged).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, lines.count(containing: "event=connection_refused") < SecurityNodeTestsLimits.logged {
+                usleep(10_000)
+            }
+        }
+        let ping = try await secureControlRequest(endpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, Self.ping)
+        #expect(ping?["ok"] as? Bool == true)
+        #expect(node.state.feeds.isEmpty, "no stranger's set got through")
+        let refusals = lines.count(containing: "event=connection_refused")
+        #expect(refusals >= SecurityNodeTestsLimits.logged)
+        // 20 in full, then one in a thousand: 200 strangers retrying for a few seconds stay far below 40.
+        #expect(refusals < 40, "\(refusals) refusal lines")
+        let metrics = try await secureControlRequest(endpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, #"{"v": 1, "op": "metrics"}"#)
+        let security = (metrics?["result"] as? [String: Any])?["security"] as? [String: Any]
+        #expect((security?["handshakesRefused"] as? Int ?? 0) >= SecurityNodeTestsLimits.logged, "\(String(describing: security))")
+        await node.stop()
+    }
+
+    /// A connection that never completes its handshake (slowloris) is dropped by a secured node
+    /// after `ZapPolicy.handshakeInterval` (5 s), not libzmq's 30 s.
+    @Test func aConnectionThatNeverHandshakesIsDropped() async throws {
+        let cluster = try SecureCluster(nodes: ["h1"])
+        let node = try cluster.start("h1")
+        let port = UInt16(node.controlEndpoint.split(separator: ":").last!)!
+        let closedAfter = try await offPool { () throws -> Duration? in
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw POSIXError(.EIO) }
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+            let started = ContinuousClock.now
+            var buffer = [UInt8](repeating: 0, count: 256)
+            // Read (and drop) the node's greeting; end of file means the node closed.
+            while ContinuousClock.now - started < .seconds(15) {
+                var item = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&item, 1, 500) >= 0 else { break }
+                guard item.revents != 0 else { continue }
+                let count = read(descriptor, &buffer, buffer.count)
+                if count <= 0 { return ContinuousClock.now - started }
+            }
+            return nil
+        }
+        let elapsed = try #require(closedAfter, "the node kept a silent connection open for 15 s")
+        #expect(elapsed >= .seconds(4) && elapsed < .seconds(10), "closed after \(elapsed)")
+        await node.stop()
+    }
+
+    @Test func aPlainControlEndpointOffLoopbackIsRefusedUnlessInsecure() throws {
+        var configuration = NodeConfiguration(id: "o1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://0.0.0.0:*")
+        #expect(throws: NodeError.self) { try configuration.validate() }
+        do {
+            try configuration.validate()
+        } catch {
+            #expect(error.message.contains("--insecure"))
+            #expect(error.message.contains("tcp://0.0.0.0:*"))
+        }
+        configuration.insecure = true
+        try configuration.validate()
+        for local in ["tcp://127.0.0.1:7201", "tcp://localhost:7201", "tcp://[::1]:7201", "ipc:///tmp/x", "inproc://x"] {
+            configuration = NodeConfiguration(id: "o1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: local)
+            try configuration.validate()
+        }
+    }
+}
+
+enum SecurityNodeTestsLimits {
+    /// The refusals a node logs in full (`NodeGatekeeper.refusalsLoggedInFull`).
+    static let logged = 20
+}
+
+/// Log lines captured from a node's logger (any thread).
+final class LineRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    func count(containing text: String) -> Int { lines.withLock { $0.filter { $0.contains(text) }.count } }
+}

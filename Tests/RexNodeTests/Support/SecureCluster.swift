@@ -1,0 +1,74 @@
+import Foundation
+import NodeTestSupport
+import RexControl
+import RexNode
+import ZMQ
+
+/// Keys and endpoints of a secured test cluster: one key pair per node and per operator, ipc
+/// publisher endpoints known before any node starts (so every member's entry names its key and
+/// endpoint), control endpoints on free loopback ports.
+struct SecureCluster {
+    var nodeKeys: [String: ZMQCurveKeyPair] = [:]
+    var operatorKeys: [String: ZMQCurveKeyPair] = [:]
+    var pubs: [String: String] = [:]
+    var roles: [String: OperatorRole] = [:]
+    let tag = UInt32.random(in: 0...UInt32.max)
+
+    init(nodes: [String], operators: [String: OperatorRole] = ["admin": .admin, "viewer": .viewer]) throws {
+        for id in nodes {
+            nodeKeys[id] = try ZMQCurveKeyPair.generate()
+            pubs[id] = "ipc:///tmp/rexsec-\(getpid())-\(tag)-\(id).pub"
+        }
+        for (name, role) in operators {
+            operatorKeys[name] = try ZMQCurveKeyPair.generate()
+            roles[name] = role
+        }
+    }
+
+    var members: [NodeSecurity.Member] {
+        pubs.keys.sorted().map { NodeSecurity.Member(id: $0, key: nodeKeys[$0]!.publicKey.z85, pub: pubs[$0]) }
+    }
+
+    var operators: OperatorsFile {
+        OperatorsFile(operators: roles.keys.sorted().map { OperatorsFile.Operator(name: $0, key: operatorKeys[$0]!.publicKey.z85, role: roles[$0]!) })
+    }
+
+    func security(for id: String, keys: ZMQCurveKeyPair? = nil) -> NodeSecurity {
+        let pair = keys ?? nodeKeys[id]!
+        return NodeSecurity(keys: KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85), members: members, operators: operators)
+    }
+
+    /// Starts node `id` secured (with `keys` instead of its own to play an impostor), its peers
+    /// every other member.
+    func start(_ id: String, keys: ZMQCurveKeyPair? = nil, heartbeatMs: Int = 50, logger: NodeLogger? = nil) throws -> Node {
+        var peers: [String: String] = [:]
+        for (other, pub) in pubs where other != id { peers[other] = pub }
+        var configuration = NodeConfiguration(
+            id: id, pubEndpoint: pubs[id]!, controlEndpoint: "tcp://127.0.0.1:*", peers: peers,
+            settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: heartbeatMs), logLevel: .error)
+        configuration.security = security(for: id, keys: keys)
+        return try Node.start(configuration, logger: logger)
+    }
+}
+
+/// One control request over CURVE as `client` to a node holding `serverKey`; nil: no reply.
+func secureControlRequest(
+    _ endpoint: String, serverKey: ZMQCurveKey, client: ZMQCurveKeyPair?, _ payload: String, timeout: Duration = .seconds(2)
+) async throws -> [String: Any]? {
+    let reply = try await offPool { () throws -> [UInt8]? in
+        let context = try ZMQContext()
+        let socket = try context.socket(.dealer)
+        defer {
+            socket.close()
+            try? context.terminate()
+        }
+        try socket.setOption(.receiveTimeout, timeout)
+        if let client { try socket.makeCurveClient(client, serverKey: serverKey) }
+        try socket.connect(endpoint)
+        _ = try socket.send(payload)
+        guard let frames = try? socket.receiveMultipart(), let last = frames.last else { return nil }
+        return last
+    }
+    guard let reply else { return nil }
+    return try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any]
+}
