@@ -1,0 +1,103 @@
+extension Membership {
+    /// Joins a running cluster through `seeds` (addresses; this member's own is skipped): a join
+    /// goes to each now and again every `joinRetryInterval` until one answers with its table.
+    /// With no seeds the member is a cluster of one that others join.
+    public mutating func join(seeds: [String], now: Duration, into directives: inout [MembershipDirective]) {
+        self.seeds = []
+        for seed in seeds where seed != me.address && MembershipWire.fits(seed, limit: MembershipWire.maxAddressBytes) && self.seeds.count < 16 {
+            if !self.seeds.contains(seed) { self.seeds.append(seed) }
+        }
+        isJoined = self.seeds.isEmpty
+        nextJoinAt = nil
+        guard !isJoined else { return }
+        sendJoins(now: now, into: &directives)
+    }
+
+    /// Leaves gracefully: this member is `left` at a higher incarnation, `leaveFanout` members
+    /// hear it at once, and the member stops probing; it still answers probes (spreading the
+    /// news) for as long as the runtime keeps feeding it before it exits.
+    public mutating func leave(now: Duration, into directives: inout [MembershipDirective]) {
+        guard me.status != .left else { return }
+        me.status = .left
+        me.incarnation &+= 1
+        probe = nil
+        nextJoinAt = nil
+        rumours.add(MemberUpdate(me))
+        var chosen: [Int] = []
+        let wanted = min(settings.leaveFanout, count(.alive) + count(.suspect))
+        var attempts = 0
+        while chosen.count < wanted && attempts < 8 * wanted + 8 {
+            attempts += 1
+            let position = random.index(below: records.count)
+            guard records[position].member.status.isActive, !chosen.contains(position) else { continue }
+            chosen.append(position)
+        }
+        for position in chosen {
+            let member = records[position].member
+            send(.gossip, to: MembershipDestination(id: member.id, address: member.address), into: &directives)
+        }
+    }
+
+    mutating func sendJoins(now: Duration, into directives: inout [MembershipDirective]) {
+        nextJoinAt = now + settings.joinRetryInterval
+        for seed in seeds {
+            send(.join(members: [MemberUpdate(me)], wantsReply: true), to: MembershipDestination(id: nil, address: seed), into: &directives)
+        }
+    }
+
+    mutating func retryJoin(now: Duration, into directives: inout [MembershipDirective]) {
+        guard !isJoined, me.status != .left, let due = nextJoinAt, now >= due else { return }
+        sendJoins(now: now, into: &directives)
+    }
+
+    /// Now and then, sends the table to one member believed dead: if it is in fact alive on the
+    /// other side of a healed partition, the two tables meet and the sides merge.
+    mutating func reconnect(now: Duration, into directives: inout [MembershipDirective]) {
+        guard settings.reconnectInterval > .zero, me.status != .left else { return }
+        guard let due = nextReconnectAt else {
+            nextReconnectAt = now + settings.reconnectInterval * (0.5 + Double(random.next() >> 11) * 0x1.0p-53)
+            return
+        }
+        guard now >= due else { return }
+        // Jittered so the members of one side do not all knock at once.
+        nextReconnectAt = now + settings.reconnectInterval * (0.5 + Double(random.next() >> 11) * 0x1.0p-53)
+        guard count(.dead) > 0 else { return }
+        let live = tombstones.count - tombstoneHead
+        guard live > 0 else { return }
+        for _ in 0..<4 {
+            let (id, _) = tombstones[tombstoneHead + random.index(below: live)]
+            if let position = index[id], records[position].member.status == .dead {
+                let member = records[position].member
+                sendTable(to: MembershipDestination(id: member.id, address: member.address), asJoin: true, into: &directives)
+                return
+            }
+        }
+    }
+
+    /// This member's table (itself first) in pages within the wire bounds: join replies, or a join
+    /// (only its first page asks for a reply).
+    mutating func sendTable(to destination: MembershipDestination, asJoin: Bool, into directives: inout [MembershipDirective]) {
+        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, body: .join(members: [], wantsReply: true)) + 1
+        var page: [MemberUpdate] = [MemberUpdate(me)]
+        var bytes = header + MembershipWire.encodedSize(of: page[0])
+        var first = true
+        func flush(_ page: [MemberUpdate], into directives: inout [MembershipDirective]) {
+            let body: MembershipMessage.Body = asJoin ? .join(members: page, wantsReply: first) : .joinReply(members: page)
+            first = false
+            directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, body: body), to: destination))
+            counters.messagesSent += 1
+        }
+        for record in records {
+            let update = MemberUpdate(record.member, suspectedBy: record.suspicion?.suspecters.first ?? me.id)
+            let size = MembershipWire.encodedSize(of: update)
+            if page.count == MembershipWire.maxMembersPerMessage || bytes + size > MembershipWire.maxMessageBytes {
+                flush(page, into: &directives)
+                page.removeAll(keepingCapacity: true)
+                bytes = header
+            }
+            page.append(update)
+            bytes += size
+        }
+        flush(page, into: &directives)
+    }
+}

@@ -1,0 +1,182 @@
+import RexMembership
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// membench: the SWIM membership state machine on a simulated network (virtual clock, real wire
+// encoding), next to the all-to-all heartbeat scheme it replaces.
+//
+//   swift run -c release membench           N = 10, 100, 200, 500; 5 seeds each
+//   swift run -c release membench --quick   1 seed each
+//   options: --seeds K, --sizes 10,100,…, --loss 0.05 (message loss for every scenario)
+
+var seeds = 5
+var sizes = [10, 100, 200, 500]
+var loss = 0.0
+var arguments = Array(CommandLine.arguments.dropFirst())
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--quick": seeds = 1
+    case "--seeds":
+        guard let value = arguments.first.flatMap({ Int($0) }), value > 0, value <= 100 else { usage() }
+        seeds = value
+        arguments.removeFirst()
+    case "--sizes":
+        guard let list = arguments.first?.split(separator: ",").compactMap({ Int($0) }), !list.isEmpty, list.allSatisfy({ $0 >= 3 && $0 <= 2000 }) else { usage() }
+        sizes = list
+        arguments.removeFirst()
+    case "--loss":
+        guard let value = arguments.first.flatMap({ Double($0) }), value >= 0, value < 0.5 else { usage() }
+        loss = value
+        arguments.removeFirst()
+    default: usage()
+    }
+}
+
+func usage() -> Never {
+    print("usage: membench [--quick] [--seeds K (1…100)] [--sizes 10,100,… (3…2000)] [--loss 0…0.5]")
+    exit(64)
+}
+
+let settings = MembershipSettings()
+let period = settings.protocolPeriod
+print("membench: SWIM membership, simulated network (1–5 ms one-way delay, \(percent(loss)) loss), protocol period \(period.milliseconds) ms, \(seeds) seed(s) per size")
+print("")
+print("N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period   old heartbeats: msgs/member/interval")
+for size in sizes {
+    var detections: [Double] = []
+    var leaves: [Double] = []
+    var spreads: [Double] = []
+    var idle = IdleCost()
+    for seed in 0..<seeds {
+        let seed = UInt64(seed) &* 7919 &+ UInt64(size)
+        detections.append(Scenario.detection(size: size, loss: loss, seed: seed))
+        leaves.append(Scenario.leave(size: size, loss: loss, seed: seed))
+        spreads.append(Scenario.spread(size: size, loss: loss, seed: seed))
+        idle.add(Scenario.idleCost(size: size, loss: loss, seed: seed))
+    }
+    let row = [
+        pad("\(size)", 6),
+        pad("\(seconds(median(detections))) / \(seconds(detections.max() ?? .nan))", 38),
+        pad(periods(median(leaves)), 20),
+        pad(periods(median(spreads)), 20),
+        pad(fixed(idle.messagesPerMemberPerPeriod, 2), 21),
+        pad(fixed(idle.bytesPerMemberPerPeriod, 0), 22),
+        pad("\(fixed(idle.nanosecondsPerMemberPerPeriod / 1000, 2)) µs", 20),
+        "\(size - 1) received + 1 sent (×\(fixed(Double(size) / max(idle.messagesPerMemberPerPeriod, 0.001), 1)) the SWIM count)",
+    ]
+    print(row.joined())
+}
+print("")
+print("detect: a member is killed after 3 s of steady state; time until every other member has it dead.")
+print("leave: a member leaves telling one member (fanout 1), the rest by gossip; gossip one change: a join announced by one seed.")
+print("msgs, bytes, CPU: 20 s idle steady state; CPU is the machines' own time (tick + receive + decode), real time measured, encode excluded.")
+print("old heartbeats: every node receives every other node's heartbeat each interval (N − 1) and reduces each one.")
+
+// MARK: - Scenarios
+
+struct IdleCost {
+    var messages = 0.0, bytes = 0.0, nanoseconds = 0.0, memberPeriods = 0.0
+    mutating func add(_ other: IdleCost) {
+        messages += other.messages
+        bytes += other.bytes
+        nanoseconds += other.nanoseconds
+        memberPeriods += other.memberPeriods
+    }
+    var messagesPerMemberPerPeriod: Double { messages / memberPeriods }
+    var bytesPerMemberPerPeriod: Double { bytes / memberPeriods }
+    var nanosecondsPerMemberPerPeriod: Double { nanoseconds / memberPeriods }
+}
+
+enum Scenario {
+    static func network(_ loss: Double) -> MembershipSimulation.Network { .init(loss: loss) }
+
+    /// Seconds from a kill to every member seeing the member dead.
+    static func detection(size: Int, loss: Double, seed: UInt64) -> Double {
+        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        simulation.run(until: .seconds(3))
+        let victim = size / 2
+        simulation.crash(victim)
+        let start = simulation.now
+        guard let seen = simulation.run(for: .seconds(20), until: { $0.everyone(sees: victim, as: [.dead]) }) else { return .infinity }
+        return (seen - start).seconds
+    }
+
+    /// Periods from a leave (told to one member) to every member seeing it.
+    static func leave(size: Int, loss: Double, seed: UInt64) -> Double {
+        var settings = MembershipSettings()
+        settings.leaveFanout = 1
+        var simulation = MembershipSimulation(count: size, settings: settings, network: network(loss), seed: seed)
+        simulation.run(until: .seconds(1))
+        let leaver = size / 3
+        simulation.leave(leaver)
+        let start = simulation.now
+        guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: leaver, as: [.left]) }) else { return .infinity }
+        return (seen - start) / settings.protocolPeriod
+    }
+
+    /// Periods from a seed learning of a new member to every member knowing it.
+    static func spread(size: Int, loss: Double, seed: UInt64) -> Double {
+        var simulation = MembershipSimulation(count: size - 1, network: network(loss), seed: seed)
+        simulation.run(until: .seconds(1))
+        let newcomer = simulation.addMember()
+        simulation.join(newcomer, seeds: [0])
+        guard simulation.run(for: .seconds(5), step: .milliseconds(1), until: { $0.status(of: newcomer, seenBy: 0) != nil }) != nil else { return .infinity }
+        let start = simulation.now
+        guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) }) else { return .infinity }
+        return (seen - start) / MembershipSettings().protocolPeriod
+    }
+
+    /// Messages, bytes and machine time in steady state with nobody failing.
+    static func idleCost(size: Int, loss: Double, seed: UInt64) -> IdleCost {
+        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        simulation.run(until: .seconds(2))
+        let before = simulation.traffic
+        simulation.measuresMachineTime = true
+        let span = Duration.seconds(20)
+        simulation.run(until: simulation.now + span)
+        let periods = span / MembershipSettings().protocolPeriod
+        return IdleCost(
+            messages: Double(simulation.traffic.messages - before.messages),
+            bytes: Double(simulation.traffic.bytes - before.bytes),
+            nanoseconds: simulation.machineTime.seconds * 1e9,
+            memberPeriods: Double(size) * periods
+        )
+    }
+}
+
+// MARK: - Formatting
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return value.isNaN ? "n/a" : "never" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = "\(rounded)"
+    if decimals == 0, text.hasSuffix(".0") { text.removeLast(2) }
+    if let dot = text.firstIndex(of: "."), decimals > 0 {
+        let have = text.distance(from: dot, to: text.endIndex) - 1
+        if have < decimals { text += String(repeating: "0", count: decimals - have) }
+    }
+    return text
+}
+
+func seconds(_ value: Double) -> String { value.isFinite ? "\(fixed(value, 2)) s" : "never" }
+func periods(_ value: Double) -> String { value.isFinite ? "\(fixed(value, 1)) periods" : "never" }
+func percent(_ value: Double) -> String { "\(fixed(value * 100, 1)) %" }
+func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+
+extension Duration {
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) * 1e-18
+    }
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
