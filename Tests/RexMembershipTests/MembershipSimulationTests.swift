@@ -1,0 +1,186 @@
+import RexMembership
+import Testing
+
+/// Whole-cluster behaviour on the simulated network (virtual clock, real wire encoding, seeded
+/// faults): the targets of issue 19, asserted at the sizes it names.
+@Suite struct MembershipSimulationTests {
+    let period = MembershipSettings().protocolPeriod
+
+    /// Records every "dead" a member announces about another, to find false positives.
+    final class DeathLog {
+        var deaths: [(observer: Int, member: String, at: Duration)] = []
+        var suspicions = 0
+    }
+
+    func logged(_ simulation: inout MembershipSimulation) -> DeathLog {
+        let log = DeathLog()
+        simulation.onStatusChange = { observer, member, _, at in
+            if member.status == .dead { log.deaths.append((observer, member.id, at)) }
+            if member.status == .suspect { log.suspicions += 1 }
+        }
+        return log
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aKilledMemberIsSeenDeadByAllWithinThreeSecondsAtAHundred(seed: UInt64) {
+        var simulation = MembershipSimulation(count: 100, network: .init(loss: 0.01), seed: seed)
+        let log = logged(&simulation)
+        simulation.run(until: .seconds(2))
+        simulation.crash(42)
+        let seen = simulation.run(for: .seconds(3), until: { $0.everyone(sees: 42, as: [.dead]) })
+        #expect(seen != nil, "not everyone saw m42 dead within 3 s")
+        #expect(log.deaths.allSatisfy { $0.member == "m42" }, "false positives: \(log.deaths.filter { $0.member != "m42" })")
+        let stalls = simulation.stalls
+        #expect(stalls == 0)
+    }
+
+    @Test func noFalsePositiveUnderTenPercentLoss() {
+        var simulation = MembershipSimulation(count: 100, network: .init(loss: 0.10), seed: 7)
+        let log = logged(&simulation)
+        simulation.run(until: .seconds(20))
+        #expect(log.deaths.isEmpty, "declared dead while alive: \(log.deaths.prefix(3))")
+        #expect(log.suspicions > 0, "10 % loss makes some probes fail (the test exercises refutation)")
+        let allActive = simulation.running.allSatisfy { simulation.everyone(sees: $0, as: [.alive, .suspect]) }
+        #expect(allActive)
+    }
+
+    @Test func aPausedMemberRefutesAndIsNeverDeclaredDead() {
+        var simulation = MembershipSimulation(count: 100, network: .init(loss: 0.01), seed: 11)
+        let log = logged(&simulation)
+        simulation.run(until: .seconds(2))
+        let incarnation = simulation.members[17].me.incarnation
+        // Shorter than the suspicion timeout's floor (0.8 s at N = 100) less the time to spread a refutation.
+        simulation.pause(17, for: .milliseconds(400))
+        simulation.run(until: simulation.now + .seconds(5))
+        #expect(log.suspicions > 0, "the pause was noticed")
+        #expect(log.deaths.isEmpty, "declared dead: \(log.deaths.prefix(3))")
+        let refutedIncarnation = simulation.members[17].me.incarnation
+        #expect(refutedIncarnation > incarnation, "it refuted by raising its incarnation")
+        let seenAlive = simulation.everyone(sees: 17, as: [.alive])
+        #expect(seenAlive)
+    }
+
+    @Test func aLongPartitionHealsIntoOneCluster() {
+        var simulation = MembershipSimulation(count: 60, seed: 5)
+        simulation.run(until: .seconds(1))
+        simulation.partition((0..<60).map { $0 < 20 ? 1 : 0 })
+        // Longer than the longest suspicion timeout: each side declares the other dead.
+        simulation.run(until: simulation.now + .seconds(8))
+        let (zeroSeenBy59, fiftyNineSeenBy0) = (simulation.status(of: 0, seenBy: 59), simulation.status(of: 59, seenBy: 0))
+        #expect(zeroSeenBy59 == .dead)
+        #expect(fiftyNineSeenBy0 == .dead)
+        simulation.heal()
+        let merged = simulation.run(for: .seconds(20), step: .milliseconds(100)) { sim in
+            sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
+        }
+        #expect(merged != nil, "the sides did not merge")
+    }
+
+    @Test func aShortPartitionOfAFewMembersLeavesNoDeath() {
+        var simulation = MembershipSimulation(count: 100, seed: 6)
+        let log = logged(&simulation)
+        simulation.run(until: .seconds(2))
+        simulation.partition((0..<100).map { $0 < 3 ? 1 : 0 })
+        simulation.run(until: simulation.now + .milliseconds(300))
+        simulation.heal()
+        simulation.run(until: simulation.now + .seconds(5))
+        #expect(log.deaths.isEmpty, "declared dead: \(log.deaths.prefix(3))")
+        let allAlive = simulation.running.allSatisfy { simulation.everyone(sees: $0, as: [.alive]) }
+        #expect(allAlive)
+    }
+
+    @Test func aNodeJoiningThroughOneSeedSeesEveryoneAliveWithinTwoSeconds() {
+        var simulation = MembershipSimulation(count: 100, seed: 8)
+        simulation.run(until: .seconds(1))
+        let newcomer = simulation.addMember()
+        let start = simulation.now
+        simulation.join(newcomer, seeds: [0])
+        let seesAll = simulation.run(for: .seconds(2), step: .milliseconds(5)) { sim in
+            (0..<100).allSatisfy { sim.status(of: $0, seenBy: newcomer) == .alive }
+        }
+        #expect(seesAll != nil, "the newcomer did not see all 100 alive within 2 s")
+        let allSeeIt = simulation.run(for: .seconds(3), step: .milliseconds(5)) { $0.everyone(sees: newcomer, as: [.alive]) }
+        #expect(allSeeIt != nil)
+        if let seesAll, let allSeeIt { print("join at N = 100: newcomer sees all after \(seesAll - start), all see it after \(allSeeIt - start)") }
+    }
+
+    @Test func aJoinRetriesUntilTheSeedAnswers() {
+        var simulation = MembershipSimulation(count: 10, seed: 9)
+        simulation.run(until: .seconds(1))
+        let newcomer = simulation.addMember()
+        simulation.partition((0...10).map { $0 == newcomer ? 1 : 0 })
+        simulation.join(newcomer, seeds: [3])
+        simulation.run(until: simulation.now + .milliseconds(1500))
+        let joinedEarly = simulation.members[newcomer].isJoined
+        #expect(!joinedEarly)
+        simulation.heal()
+        let joined = simulation.run(for: .seconds(3)) { $0.everyone(sees: newcomer, as: [.alive]) && $0.members[newcomer].isJoined }
+        #expect(joined != nil)
+    }
+
+    @Test func aGracefulLeaveIsSeenByAllWithinAFewPeriods() {
+        var simulation = MembershipSimulation(count: 100, network: .init(loss: 0.01), seed: 10)
+        let log = logged(&simulation)
+        simulation.run(until: .seconds(1))
+        simulation.leave(30)
+        let start = simulation.now
+        let seen = simulation.run(for: .seconds(2), step: .milliseconds(5)) { $0.everyone(sees: 30, as: [.left]) }
+        #expect(seen.map { ($0 - start) <= period * 8 } == true, "seen left by all after \(seen.map { $0 - start }.map(String.init(describing:)) ?? "never")")
+        simulation.crash(30)
+        simulation.run(until: simulation.now + .seconds(5))
+        #expect(log.deaths.isEmpty, "a member that left is not declared dead: \(log.deaths.prefix(3))")
+        let seenLeft = simulation.everyone(sees: 30, as: [.left])
+        #expect(seenLeft)
+    }
+
+    /// One change (a newcomer announced by its seed) reaches all members in O(log N) periods.
+    @Test func disseminationTakesLogarithmicallyManyPeriods() {
+        var measured: [(size: Int, periods: Double)] = []
+        for size in [100, 200, 500] {
+            var simulation = MembershipSimulation(count: size, seed: UInt64(size))
+            simulation.run(until: .milliseconds(300))
+            let newcomer = simulation.addMember()
+            simulation.join(newcomer, seeds: [0])
+            _ = simulation.run(for: .seconds(1), step: .milliseconds(1)) { $0.status(of: newcomer, seenBy: 0) != nil }
+            let start = simulation.now
+            guard let seen = simulation.run(for: .seconds(5), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) }) else {
+                Issue.record("N = \(size): the change did not reach everyone")
+                continue
+            }
+            measured.append((size, (seen - start) / period))
+        }
+        print("dissemination periods: \(measured.map { "N = \($0.size): \($0.periods)" }.joined(separator: ", "))")
+        for (size, periods) in measured {
+            var log2 = 0.0
+            var n = size
+            while n > 1 { n /= 2; log2 += 1 }
+            #expect(periods <= 1.5 * log2, "N = \(size): \(periods) periods")
+        }
+    }
+
+    @Test func runsAreReproducibleFromTheirSeed() {
+        func run() -> (Int, Int, [MemberStatus?]) {
+            var simulation = MembershipSimulation(count: 30, network: .init(loss: 0.05), seed: 99)
+            simulation.run(until: .seconds(1))
+            simulation.crash(3)
+            simulation.run(until: .seconds(3))
+            return (simulation.traffic.messages, simulation.traffic.bytes, (0..<30).map { simulation.status(of: 3, seenBy: $0) })
+        }
+        let first = run()
+        let second = run()
+        #expect(first.0 == second.0 && first.1 == second.1 && first.2 == second.2)
+    }
+
+    @Test func idleCostPerMemberIsFlatInN() {
+        var perMember: [Double] = []
+        for size in [10, 100, 300] {
+            var simulation = MembershipSimulation(count: size, seed: 3)
+            simulation.run(until: .seconds(1))
+            let before = simulation.traffic.messages
+            simulation.run(until: .seconds(3))
+            perMember.append(Double(simulation.traffic.messages - before) / Double(size) / 20)
+        }
+        // A ping and its ack per member per period, whatever N (the heartbeats: N − 1 received).
+        #expect(perMember.allSatisfy { $0 >= 1.9 && $0 <= 2.1 }, "\(perMember)")
+    }
+}
