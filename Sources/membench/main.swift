@@ -43,18 +43,21 @@ let settings = MembershipSettings()
 let period = settings.protocolPeriod
 print("membench: SWIM membership, simulated network (1–5 ms one-way delay, \(percent(loss)) loss), protocol period \(period.milliseconds) ms, \(seeds) seed(s) per size")
 print("")
-print("N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period   old heartbeats: msgs/member/interval")
+print("N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period   heartbeats received/member/interval (old)")
 for size in sizes {
     var detections: [Double] = []
     var leaves: [Double] = []
     var spreads: [Double] = []
     var idle = IdleCost()
+    var cpu: [Double] = []
     for seed in 0..<seeds {
         let seed = UInt64(seed) &* 7919 &+ UInt64(size)
         detections.append(Scenario.detection(size: size, loss: loss, seed: seed))
         leaves.append(Scenario.leave(size: size, loss: loss, seed: seed))
         spreads.append(Scenario.spread(size: size, loss: loss, seed: seed))
-        idle.add(Scenario.idleCost(size: size, loss: loss, seed: seed))
+        let cost = Scenario.idleCost(size: size, loss: loss, seed: seed)
+        idle.add(cost)
+        cpu.append(cost.nanosecondsPerMemberPerPeriod)
     }
     let row = [
         pad("\(size)", 6),
@@ -63,16 +66,18 @@ for size in sizes {
         pad(periods(median(spreads)), 20),
         pad(fixed(idle.messagesPerMemberPerPeriod, 2), 21),
         pad(fixed(idle.bytesPerMemberPerPeriod, 0), 22),
-        pad("\(fixed(idle.nanosecondsPerMemberPerPeriod / 1000, 2)) µs", 20),
-        "\(size - 1) received + 1 sent (×\(fixed(Double(size) / max(idle.messagesPerMemberPerPeriod, 0.001), 1)) the SWIM count)",
+        pad("\(fixed(median(cpu) / 1000, 2)) µs", 20),
+        "\(size - 1) (×\(fixed(Double(size - 1) / max(idle.messagesPerMemberPerPeriod, 0.001), 1)) SWIM's)",
     ]
     print(row.joined())
 }
 print("")
 print("detect: a member is killed after 3 s of steady state; time until every other member has it dead.")
 print("leave: a member leaves telling one member (fanout 1), the rest by gossip; gossip one change: a join announced by one seed.")
-print("msgs, bytes, CPU: 20 s idle steady state; CPU is the machines' own time (tick + receive + decode), real time measured, encode excluded.")
-print("old heartbeats: every node receives every other node's heartbeat each interval (N − 1) and reduces each one.")
+print("msgs, bytes, CPU: 20 s of steady state (no failure; with --loss, lost probes and their refutations included); msgs and bytes sent per member")
+print("  per period (each is received once, so received ≈ sent); CPU is the machines' own time per member per period (tick, receive,")
+print("  decode, encode), real time measured in this release build, median over the seeds.")
+print("heartbeats (old scheme): every node receives every other node's heartbeat each interval, N − 1, and reduces each one.")
 
 // MARK: - Scenarios
 

@@ -158,6 +158,19 @@ import Testing
         }
     }
 
+    /// Lifeguard: a member cut off from everyone misses the nacks of its ping-requests and slows
+    /// itself down; the healthy members' score stays at 0.
+    @Test func anIsolatedMemberRaisesItsOwnLocalHealthScore() {
+        var simulation = MembershipSimulation(count: 30, seed: 12)
+        simulation.run(until: .seconds(1))
+        simulation.partition((0..<30).map { $0 == 4 ? 1 : 0 })
+        simulation.run(until: .seconds(2))
+        let isolated = simulation.members[4].localHealth
+        let others = (0..<30).filter { $0 != 4 }.map { simulation.members[$0].localHealth }
+        #expect(isolated > 0)
+        #expect(others.allSatisfy { $0 == 0 }, "\(others)")
+    }
+
     @Test func runsAreReproducibleFromTheirSeed() {
         func run() -> (Int, Int, [MemberStatus?]) {
             var simulation = MembershipSimulation(count: 30, network: .init(loss: 0.05), seed: 99)

@@ -39,7 +39,7 @@ public struct MembershipSimulation {
     public private(set) var members: [Membership] = []
     public var network: Network
     public private(set) var traffic = Traffic()
-    /// Time spent inside the machines' own calls (ticks and receives, decoding included), when
+    /// Time spent inside the machines' own calls (ticks and receives, decoding and encoding included), when
     /// `measuresMachineTime` is on: the CPU cost a runtime would pay, without the simulator's.
     public var measuresMachineTime = false
     public private(set) var machineTime: Duration = .zero
@@ -231,9 +231,13 @@ public struct MembershipSimulation {
     }
 
     private mutating func send(_ message: MembershipMessage, from member: Int, to destination: MembershipDestination) {
+        let clock = ContinuousClock()
+        let start = measuresMachineTime ? clock.now : nil
         guard let bytes = try? message.encoded() else {
             preconditionFailure("Internal inconsistency: the machine built an unencodable message \(message)")
         }
+        // Encoding is the runtime's cost too.
+        if let start { machineTime += clock.now - start }
         traffic.messages += 1
         traffic.bytes += bytes.count
         traffic.byKind[Self.kind(of: message.body), default: 0] += 1
