@@ -15,18 +15,24 @@ extension Membership {
     }
 
     /// Bytes from the network: decoded (a failure is counted and dropped), then handled.
-    public mutating func receive(_ bytes: [UInt8], now: Duration, into directives: inout [MembershipDirective]) {
+    /// `from`: the member id the transport authenticated (e.g. by its CURVE key), if it knows it;
+    /// a message claiming another sender is dropped and counted.
+    public mutating func receive(_ bytes: [UInt8], from authenticated: String? = nil, now: Duration, into directives: inout [MembershipDirective]) {
         do {
             let message = try MembershipMessage(decoding: bytes)
-            receive(message, now: now, into: &directives)
+            receive(message, from: authenticated, now: now, into: &directives)
         } catch {
             counters.decodeFailures[error, default: 0] += 1
         }
     }
 
-    /// A decoded message from its sender.
-    public mutating func receive(_ message: MembershipMessage, now: Duration, into directives: inout [MembershipDirective]) {
+    /// A decoded message; `from` as for the bytes.
+    public mutating func receive(_ message: MembershipMessage, from authenticated: String? = nil, now: Duration, into directives: inout [MembershipDirective]) {
         counters.messagesReceived += 1
+        if let authenticated, authenticated != message.sender {
+            counters.senderMismatches += 1
+            return
+        }
         guard message.sender != me.id,
               MembershipWire.fits(message.sender, limit: MembershipWire.maxIDBytes),
               MembershipWire.fits(message.senderAddress, limit: MembershipWire.maxAddressBytes)
@@ -34,9 +40,13 @@ extension Membership {
             counters.messagesIgnored += 1
             return
         }
-        // Gossip first: a refutation of a suspicion about me then rides on my answer.
+        // The sender's own word first (its gossip may say it left), then gossip: a refutation of a
+        // suspicion about me then rides on my answer.
+        let claim = Member(id: message.sender, address: message.senderAddress, status: .alive, incarnation: message.senderIncarnation)
+        apply(MemberUpdate(claim), reportedBy: message.sender, fromTable: false, now: now, into: &directives)
         for update in message.gossip { apply(update, reportedBy: message.sender, fromTable: false, now: now, into: &directives) }
         let sender = MembershipDestination(id: message.sender, address: message.senderAddress)
+        tellIfDead(sender, into: &directives)
         switch message.body {
         case .ping(let sequence):
             send(.ack(sequence: sequence), to: sender, into: &directives)
@@ -85,18 +95,33 @@ extension Membership {
         if !known { rumours.remove(about: id) }
     }
 
+    /// A message is first-hand news that its sender is alive at its incarnation (applied in
+    /// ``receive(_:from:now:into:)-(MembershipMessage,_,_,_)``): a member not known (forgotten
+    /// after a long partition, or whose join has not reached us) is added, a newer incarnation
+    /// accepted. A sender still dead to us after that does not know it was declared dead: we tell
+    /// it, so it refutes and every view heals.
+    mutating func tellIfDead(_ sender: MembershipDestination, into directives: inout [MembershipDirective]) {
+        guard let id = sender.id, let position = index[id], records[position].member.status == .dead else { return }
+        send(.gossip, to: sender, first: MemberUpdate(records[position].member), into: &directives)
+    }
+
     // MARK: - Sending
 
     /// Appends a send directive for `body`, with as much gossip as the bounds allow.
-    mutating func send(_ body: MembershipMessage.Body, to destination: MembershipDestination, into directives: inout [MembershipDirective]) {
+    /// `first`: an update to carry ahead of the queued gossip (it counts against the budget).
+    mutating func send(_ body: MembershipMessage.Body, to destination: MembershipDestination, first: MemberUpdate? = nil, into directives: inout [MembershipDirective]) {
         var gossip: [MemberUpdate] = []
-        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, body: body)
-        let budget = min(settings.maxGossipBytes, MembershipWire.maxMessageBytes - header)
+        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body)
+        var budget = min(settings.maxGossipBytes, MembershipWire.maxMessageBytes - header)
+        if let first {
+            gossip.append(first)
+            budget -= MembershipWire.encodedSize(of: first)
+        }
         rumours.select(
             into: &gossip, recipient: destination.id,
             maxCount: min(settings.maxGossipPerMessage, MembershipWire.maxGossipPerMessage), maxBytes: budget, limit: retransmitLimit
         )
-        directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, body: body, gossip: gossip), to: destination))
+        directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body, gossip: gossip), to: destination))
         counters.messagesSent += 1
     }
 

@@ -6,6 +6,8 @@ extension Membership {
         var incoming = update.member
         var suspecter = update.suspectedBy.isEmpty ? reporter : update.suspectedBy
         if fromTable && incoming.status == .dead {
+            // Unless we hold it alive, the tombstone of another table has nothing to tell us.
+            guard index[incoming.id] != nil || incoming.id == me.id else { return }
             incoming.status = .suspect
             suspecter = reporter
         }
@@ -81,13 +83,13 @@ extension Membership {
     mutating func heardAboutMe(_ claim: Member) {
         if me.status == .left {
             guard claim.status != .left else { return }
-            if claim.incarnation >= me.incarnation { me.incarnation = claim.incarnation &+ 1 }
+            if claim.incarnation >= me.incarnation { me.incarnation = claim.incarnation == .max ? .max : claim.incarnation + 1 }
             rumours.add(MemberUpdate(me))
             return
         }
         guard claim.status != .alive || claim.incarnation > me.incarnation else { return }
         guard claim.incarnation >= me.incarnation else { return }
-        me.incarnation = claim.incarnation &+ 1
+        me.incarnation = claim.incarnation == .max ? .max : claim.incarnation + 1
         rumours.add(MemberUpdate(me))
         if claim.status == .suspect || claim.status == .dead {
             counters.suspicionsRefuted += 1

@@ -19,7 +19,7 @@ extension Membership {
     public mutating func leave(now: Duration, into directives: inout [MembershipDirective]) {
         guard me.status != .left else { return }
         me.status = .left
-        me.incarnation &+= 1
+        if me.incarnation < .max { me.incarnation += 1 }
         probe = nil
         nextJoinAt = nil
         rumours.add(MemberUpdate(me))
@@ -54,13 +54,16 @@ extension Membership {
     /// other side of a healed partition, the two tables meet and the sides merge.
     mutating func reconnect(now: Duration, into directives: inout [MembershipDirective]) {
         guard settings.reconnectInterval > .zero, me.status != .left else { return }
+        // Each member waits N/10 intervals (jittered, so one side does not knock all at once):
+        // the cluster as a whole makes about 10 attempts per interval whatever its size, so a
+        // crashed member's tombstone costs a bounded number of table-sized messages.
+        let spacing = settings.reconnectInterval * (Double(max(10, activeCount)) / 10) * (0.5 + Double(random.next() >> 11) * 0x1.0p-53)
         guard let due = nextReconnectAt else {
-            nextReconnectAt = now + settings.reconnectInterval * (0.5 + Double(random.next() >> 11) * 0x1.0p-53)
+            nextReconnectAt = now + spacing
             return
         }
         guard now >= due else { return }
-        // Jittered so the members of one side do not all knock at once.
-        nextReconnectAt = now + settings.reconnectInterval * (0.5 + Double(random.next() >> 11) * 0x1.0p-53)
+        nextReconnectAt = now + spacing
         guard count(.dead) > 0 else { return }
         let live = tombstones.count - tombstoneHead
         guard live > 0 else { return }
@@ -77,14 +80,14 @@ extension Membership {
     /// This member's table (itself first) in pages within the wire bounds: join replies, or a join
     /// (only its first page asks for a reply).
     mutating func sendTable(to destination: MembershipDestination, asJoin: Bool, into directives: inout [MembershipDirective]) {
-        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, body: .join(members: [], wantsReply: true)) + 1
+        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: .join(members: [], wantsReply: true)) + 1
         var page: [MemberUpdate] = [MemberUpdate(me)]
         var bytes = header + MembershipWire.encodedSize(of: page[0])
         var first = true
         func flush(_ page: [MemberUpdate], into directives: inout [MembershipDirective]) {
             let body: MembershipMessage.Body = asJoin ? .join(members: page, wantsReply: first) : .joinReply(members: page)
             first = false
-            directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, body: body), to: destination))
+            directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body), to: destination))
             counters.messagesSent += 1
         }
         for record in records {

@@ -26,6 +26,8 @@ public struct MembershipCounters: Hashable, Sendable {
     public var decodeFailures: [MembershipWireError: Int] = [:]
     /// Messages dropped after decoding: from myself, for another cluster member's id, or late.
     public var messagesIgnored = 0
+    /// Messages whose claimed sender is not the one the transport authenticated.
+    public var senderMismatches = 0
     public var probesSent = 0
     public var probesFailed = 0
     public var pingRequestsSent = 0

@@ -1,18 +1,21 @@
-/// A message between two members. Every message names its sender (so a reply can be addressed
-/// without a lookup, also to a member not known yet) and piggybacks gossip: that is the only way
-/// membership changes spread, so an idle cluster sends no gossip bytes at all.
+/// A message between two members. Every message names its sender with its incarnation (so a
+/// reply can be addressed without a lookup, also to a member not known yet, and every message is
+/// first-hand evidence that its sender is alive) and piggybacks gossip: that is how membership
+/// changes spread, so an idle cluster sends no gossip bytes at all.
 ///
 /// The sender fields are claims: the runtime must authenticate the peer (CURVE) and may check the
 /// claimed id against the authenticated one before handing the message to ``Membership``.
 public struct MembershipMessage: Hashable, Sendable {
     public var sender: String
     public var senderAddress: String
+    public var senderIncarnation: UInt64
     public var body: Body
     public var gossip: [MemberUpdate]
 
-    public init(sender: String, senderAddress: String, body: Body, gossip: [MemberUpdate] = []) {
+    public init(sender: String, senderAddress: String, senderIncarnation: UInt64 = 0, body: Body, gossip: [MemberUpdate] = []) {
         self.sender = sender
         self.senderAddress = senderAddress
+        self.senderIncarnation = senderIncarnation
         self.body = body
         self.gossip = gossip
     }

@@ -34,7 +34,9 @@ public struct MembershipSettings: Sendable, Hashable {
     public var leaveFanout: Int = 6
     /// Time between join attempts while no seed has answered.
     public var joinRetryInterval: Duration = .seconds(1)
-    /// Between attempts to reach one random dead member (a healed partition merges back). Zero turns it off.
+    /// Between attempts of the cluster (about 10 per interval in all, each member waiting N/10
+    /// intervals) to send a table to a random dead member, so a healed partition merges back.
+    /// Zero turns it off.
     public var reconnectInterval: Duration = .seconds(2)
     /// How long a dead or left member is remembered: its tombstone stops old gossip from bringing
     /// it back and lets a healed partition find it again.

@@ -79,6 +79,25 @@ print("  per period (each is received once, so received ≈ sent); CPU is the ma
 print("  decode, encode), real time measured in this release build, median over the seeds.")
 print("heartbeats (old scheme): every node receives every other node's heartbeat each interval, N − 1, and reduces each one.")
 
+print("")
+print("Faults at N = 100 (\(seeds) seed(s)): false deaths are members declared dead while running")
+for rate in [0.05, 0.10] {
+    var suspicions = 0, refutations = 0, falseDeaths = 0
+    for seed in 0..<seeds {
+        let result = Scenario.lossy(size: 100, loss: rate, seed: UInt64(seed) &+ 31)
+        suspicions += result.suspicions
+        refutations += result.refutations
+        falseDeaths += result.falseDeaths
+    }
+    print("  \(percent(rate)) loss for 30 s: \(refutations) suspicions refuted (\(suspicions) views turned suspect on the way), \(falseDeaths) false deaths")
+}
+var pauseDeaths = 0
+for seed in 0..<seeds { pauseDeaths += Scenario.pause(size: 100, loss: loss, seed: UInt64(seed) &+ 41) }
+print("  a member paused 400 ms (suspicion floor 0.8 s): \(pauseDeaths) false deaths")
+var merges: [Double] = []
+for seed in 0..<seeds { merges.append(Scenario.partition(size: 100, loss: loss, seed: UInt64(seed) &+ 51)) }
+print("  a 50/50 partition of 8 s (each side declares the other dead): all alive again \(seconds(median(merges))) after healing (median; max \(seconds(merges.max() ?? .nan)))")
+
 // MARK: - Scenarios
 
 struct IdleCost {
@@ -133,6 +152,39 @@ enum Scenario {
         return (seen - start) / MembershipSettings().protocolPeriod
     }
 
+    /// Suspicions, refutations and deaths of running members under message loss.
+    static func lossy(size: Int, loss: Double, seed: UInt64) -> (suspicions: Int, refutations: Int, falseDeaths: Int) {
+        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        let log = StatusLog(&simulation)
+        simulation.run(until: .seconds(30))
+        let refutations = simulation.members.reduce(0) { $0 + $1.counters.suspicionsRefuted }
+        return (log.suspicions, refutations, log.deaths)
+    }
+
+    /// Deaths declared while one member is paused for 400 ms and after.
+    static func pause(size: Int, loss: Double, seed: UInt64) -> Int {
+        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        let log = StatusLog(&simulation)
+        simulation.run(until: .seconds(2))
+        simulation.pause(size / 4, for: .milliseconds(400))
+        simulation.run(until: .seconds(8))
+        return log.deaths
+    }
+
+    /// Seconds from healing a long half/half partition to everyone alive in every view.
+    static func partition(size: Int, loss: Double, seed: UInt64) -> Double {
+        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        simulation.run(until: .seconds(1))
+        simulation.partition((0..<size).map { $0 % 2 })
+        simulation.run(until: .seconds(9))
+        simulation.heal()
+        let start = simulation.now
+        guard let merged = simulation.run(for: .seconds(60), step: .milliseconds(100), until: { sim in
+            sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
+        }) else { return .infinity }
+        return (merged - start).seconds
+    }
+
     /// Messages, bytes and machine time in steady state with nobody failing.
     static func idleCost(size: Int, loss: Double, seed: UInt64) -> IdleCost {
         var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
@@ -148,6 +200,19 @@ enum Scenario {
             nanoseconds: simulation.machineTime.seconds * 1e9,
             memberPeriods: Double(size) * periods
         )
+    }
+}
+
+/// Counts the suspicions and deaths members announce.
+final class StatusLog {
+    var suspicions = 0
+    var deaths = 0
+
+    init(_ simulation: inout MembershipSimulation) {
+        simulation.onStatusChange = { _, member, _, _ in
+            if member.status == .suspect { self.suspicions += 1 }
+            if member.status == .dead { self.deaths += 1 }
+        }
     }
 }
 

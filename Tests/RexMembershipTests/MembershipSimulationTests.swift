@@ -74,6 +74,7 @@ import Testing
             sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
         }
         #expect(merged != nil, "the sides did not merge")
+        if let merged { print("a 20/40 partition of 8 s merged \(merged - .seconds(9)) after healing") }
     }
 
     @Test func aShortPartitionOfAFewMembersLeavesNoDeath() {

@@ -200,8 +200,9 @@ import Testing
             let gossip = (0..<8).map { MemberUpdate(Member(id: "g\(batch)-\($0)", address: "x")) }
             membership.receive(Self.message(from: "b", .gossip, gossip: gossip), now: .zero, into: &out)
         }
+        // b itself (known from its message) takes one of the 10 places.
         #expect(membership.members.count == 10)
-        #expect(membership.counters.membersDropped == 30)
+        #expect(membership.counters.membersDropped == 31)
     }
 
     @Test func relaysAreCapped() {
@@ -228,11 +229,11 @@ import Testing
                 let bytes = message.gossip.reduce(0) { $0 + MembershipWire.encodedSize(of: $1) }
                 #expect(message.gossip.count <= membership.settings.maxGossipPerMessage)
                 #expect(bytes <= membership.settings.maxGossipBytes)
-                for update in message.gossip { sends[Int(update.member.id.dropFirst()) ?? -1, default: 0] += 1 }
+                for update in message.gossip { sends[Int(update.member.id.dropFirst()) ?? -1, default: 0] += 1 }  // b counts as -1
             }
         }
-        // 32 members known plus me: λ·⌈log10(33 + 1)⌉ = 4·2 = 8 sends each, then silence.
-        #expect(sends.count == 32 && sends.values.allSatisfy { $0 == 8 }, "\(sends)")
+        // 32 members, b (known from its message) and me: λ·⌈log10(34 + 1)⌉ = 4·2 = 8 sends each, then silence.
+        #expect(sends.count == 33 && sends.values.allSatisfy { $0 == 8 }, "\(sends)")
         #expect(membership.pendingGossip == 0)
     }
 
@@ -279,6 +280,44 @@ import Testing
         #expect(out.isEmpty)
         #expect(membership.counters.totalDecodeFailures == 2)
         #expect(membership.counters.messagesIgnored == 1, "a message claiming to be from me")
+    }
+
+    @Test func aMessageClaimingAnotherSenderThanTheAuthenticatedOneIsDropped() throws {
+        var membership = Self.machine()
+        var out: [MembershipDirective] = []
+        let forged = try Self.message(from: "b", .ping(sequence: 1), gossip: [MemberUpdate(Member(id: "c", address: "addr-c", status: .dead))]).encoded()
+        membership.receive(forged, from: "d", now: .zero, into: &out)
+        #expect(out.isEmpty)
+        #expect(membership.counters.senderMismatches == 1)
+        #expect(membership.member("c")?.status == .alive)
+        membership.receive(forged, from: "b", now: .zero, into: &out)
+        #expect(membership.member("c")?.status == .dead)
+    }
+
+    @Test func aMessageFromAStrangerMakesItKnownAlive() {
+        var membership = Self.machine()
+        var out: [MembershipDirective] = []
+        membership.receive(MembershipMessage(sender: "e", senderAddress: "addr-e", senderIncarnation: 4, body: .ping(sequence: 1)), now: .zero, into: &out)
+        #expect(membership.member("e") == Member(id: "e", address: "addr-e", status: .alive, incarnation: 4))
+        #expect(out.contains(.statusChanged(Member(id: "e", address: "addr-e", status: .alive, incarnation: 4), previous: nil)))
+    }
+
+    @Test func aMemberHeldDeadIsToldSoWhenItSpeaksAndComesBackByRefuting() throws {
+        var membership = Self.machine()
+        let dead = MemberUpdate(Member(id: "b", address: "addr-b", status: .dead, incarnation: 2))
+        membership.receive(Self.message(from: "c", .gossip, gossip: [dead]), now: .zero, into: &out)
+        out.removeAll()
+        membership.receive(MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 2, body: .ping(sequence: 9)), now: .zero, into: &out)
+        let notice = try #require(sent.first { $0.0.body == .gossip })
+        #expect(notice.1.id == "b")
+        #expect(notice.0.gossip.first == dead)
+        // b refutes: its next message carries the higher incarnation.
+        guard var b = Membership(id: "b", address: "addr-b", incarnation: 2, seed: 3) else { return }
+        var bOut: [MembershipDirective] = []
+        b.receive(notice.0, now: .zero, into: &bOut)
+        #expect(b.me.incarnation == 3)
+        membership.receive(MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 3, body: .ack(sequence: 0)), now: .zero, into: &out)
+        #expect(membership.member("b")?.status == .alive)
     }
 
     @Test func invalidIdentitiesAreRefused() {

@@ -9,7 +9,7 @@ let sampleMessages: [MembershipMessage] = {
     let left = MemberUpdate(Member(id: "n5", address: "a", status: .left, incarnation: 0))
     let gossip = [alive, suspect, dead, left]
     return [
-        MembershipMessage(sender: "n1", senderAddress: "tcp://10.0.0.1:7000", body: .ping(sequence: 7), gossip: gossip),
+        MembershipMessage(sender: "n1", senderAddress: "tcp://10.0.0.1:7000", senderIncarnation: 1 << 40, body: .ping(sequence: 7), gossip: gossip),
         MembershipMessage(sender: "n1", senderAddress: "tcp://10.0.0.1:7000", body: .ping(sequence: .max)),
         MembershipMessage(sender: "n1", senderAddress: "x", body: .pingRequest(sequence: 9, target: "n3", targetAddress: "tcp://10.0.0.3:7000"), gossip: [suspect]),
         MembershipMessage(sender: "n1", senderAddress: "x", body: .ack(sequence: 0), gossip: [dead]),
@@ -46,13 +46,13 @@ let sampleMessages: [MembershipMessage] = {
         ([0x53, 1, 1, 0, 1, 0x62], .badString),                                  // empty id
         ([0x53, 1, 1, 65] + [UInt8](repeating: 0x61, count: 65) + [1, 0x62], .badString), // id over 64 bytes
         ([0x53, 1, 1, 1, 0xFF, 1, 0x62, 0, 0, 0, 0, 0], .badString),             // not UTF-8
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 33], .tooManyEntries),       // 33 gossip updates
-        ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0xFF, 0xFF, 0], .tooManyEntries),        // 65535 members
-        ([0x53, 1, 6, 1, 0x61, 1, 0x62, 200, 0, 0], .truncated),                 // 200 members in 1 byte
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 1, 7, 0, 1, 0x63, 1, 0x64], .unknownStatus),
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 1, 0] + [UInt8](repeating: 0xFF, count: 10) + [1, 0x63, 1, 0x64], .badVarint),
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 1, 0x63, 1, 0x64], .badVarint),
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 0], .trailingBytes),
+        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 33], .tooManyEntries),       // 33 gossip updates
+        ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0, 0xFF, 0xFF, 0], .tooManyEntries),        // 65535 members
+        ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0, 200, 0, 0], .truncated),                 // 200 members in 1 byte
+        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 7, 0, 1, 0x63, 1, 0x64], .unknownStatus),
+        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 0] + [UInt8](repeating: 0xFF, count: 10) + [1, 0x63, 1, 0x64], .badVarint),
+        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 1, 0x63, 1, 0x64], .badVarint),
+        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 0, 0], .trailingBytes),
     ] as [([UInt8], MembershipWireError)])
     func forgedFieldsAreNamedErrors(bytes: [UInt8], error: MembershipWireError) {
         #expect(throws: error) { try MembershipMessage(decoding: bytes) }
@@ -87,7 +87,7 @@ let sampleMessages: [MembershipMessage] = {
         for round in 0..<20_000 {
             let length = random.index(below: 120)
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            if round % 2 == 0 { bytes = [0x53, 1, UInt8(1 + random.index(below: 7)), 1, 0x61, 1, 0x62] + bytes }
+            if round % 2 == 0 { bytes = [0x53, 1, UInt8(1 + random.index(below: 7)), 1, 0x61, 1, 0x62, 0] + bytes }
             do throws(MembershipWireError) {
                 expectRoundTrip(try MembershipMessage(decoding: bytes))
             } catch {

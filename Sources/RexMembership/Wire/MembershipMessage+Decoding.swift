@@ -8,6 +8,7 @@ extension MembershipMessage {
         guard let kind = MembershipWire.Kind(rawValue: try reader.byte()) else { throw .unknownKind }
         let sender = try reader.string(limit: MembershipWire.maxIDBytes)
         let senderAddress = try reader.string(limit: MembershipWire.maxAddressBytes)
+        let senderIncarnation = try reader.varint()
         let body: Body
         switch kind {
         case .ping: body = .ping(sequence: try reader.uint32())
@@ -27,7 +28,7 @@ extension MembershipMessage {
         }
         let gossip = try reader.updates(countBytes: 1, limit: MembershipWire.maxGossipPerMessage)
         guard reader.isAtEnd else { throw .trailingBytes }
-        self.init(sender: sender, senderAddress: senderAddress, body: body, gossip: gossip)
+        self.init(sender: sender, senderAddress: senderAddress, senderIncarnation: senderIncarnation, body: body, gossip: gossip)
     }
 }
 

@@ -10,6 +10,7 @@ extension MembershipMessage {
             bytes.append(kind.rawValue)
             try bytes.appendString(sender, limit: MembershipWire.maxIDBytes)
             try bytes.appendString(senderAddress, limit: MembershipWire.maxAddressBytes)
+            bytes.appendVarint(senderIncarnation)
             switch body {
             case .ping(let sequence), .ack(let sequence), .nack(let sequence):
                 bytes.appendUInt32(sequence)

@@ -3,7 +3,7 @@
 /// Layout (little-endian integers, strings as a 1-byte length then UTF-8 bytes):
 ///
 ///     magic 0x53 'S' | version 1 | kind
-///     sender id | sender address
+///     sender id | sender address | sender incarnation (LEB128)
 ///     body: ping/ack/nack: sequence u32
 ///           pingRequest: sequence u32, target id, target address
 ///           join: flags u8 (bit 0 wants reply), count u16, updates
@@ -41,8 +41,8 @@ public enum MembershipWire {
     }
 
     /// Encoded size of a message header (everything but the updates of its gossip and pages).
-    static func headerSize(sender: String, senderAddress: String, body: MembershipMessage.Body) -> Int {
-        var size = 3 + 1 + sender.utf8.count + 1 + senderAddress.utf8.count + 1
+    static func headerSize(sender: String, senderAddress: String, senderIncarnation: UInt64, body: MembershipMessage.Body) -> Int {
+        var size = 3 + 1 + sender.utf8.count + 1 + senderAddress.utf8.count + varintSize(senderIncarnation) + 1
         switch body {
         case .ping, .ack, .nack: size += 4
         case .pingRequest(_, let target, let address): size += 4 + 1 + target.utf8.count + 1 + address.utf8.count
@@ -95,7 +95,7 @@ public enum MembershipWireError: Error, Hashable, Sendable, CaseIterable {
 extension MembershipWire {
     /// The exact encoded size of `message`.
     public static func encodedSize(ofMessage message: MembershipMessage) -> Int {
-        var size = headerSize(sender: message.sender, senderAddress: message.senderAddress, body: message.body)
+        var size = headerSize(sender: message.sender, senderAddress: message.senderAddress, senderIncarnation: message.senderIncarnation, body: message.body)
         switch message.body {
         case .join(let members, _), .joinReply(let members): size += members.reduce(0) { $0 + encodedSize(of: $1) }
         default: break
