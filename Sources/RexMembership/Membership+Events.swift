@@ -213,6 +213,9 @@ extension Membership {
         var suspect = records[position].member
         suspect.status = .suspect
         apply(MemberUpdate(suspect, suspectedBy: me.id), reportedBy: me.id, fromTable: false, now: now, into: &directives)
+        // Tell the suspect itself: if only our paths to it were lossy, it refutes before the
+        // suspicion has spread (one message per failed probe).
+        send(.gossip, to: MembershipDestination(id: suspect.id, address: suspect.address), first: MemberUpdate(suspect, suspectedBy: me.id), into: &directives)
     }
 
     /// Pings `target` for `requester`; the ack (or a nack at the deadline) goes back to it.

@@ -18,7 +18,8 @@ import Darwin
 ///   round-robin order (every member is probed by each other within 2N periods; new members are
 ///   inserted at a random place). No ack within `pingTimeout` → `indirectProbes` (k) other
 ///   members are asked to ping it (ping-request); they relay the ack or answer a nack. No ack by
-///   the end of the period → the target is **suspect**.
+///   the end of the period → the target is **suspect**, and the prober tells the target so
+///   directly (if only its paths to it were lossy, the target refutes before the news spreads).
 /// - **Suspicion** (Lifeguard): a suspect is declared **dead** when its timeout runs out without
 ///   a refutation. The timeout starts at `suspicionMaximumMultiplier` × the floor
 ///   (`suspicionMultiplier` × log10 N periods) and falls to the floor as independent members
@@ -28,6 +29,9 @@ import Darwin
 /// - **Refutation**: a member that hears itself suspect or dead raises its incarnation and
 ///   gossips `alive` at the new incarnation, which overrides the suspicion everywhere. Precedence
 ///   for one incarnation: alive < suspect < dead < left; any higher incarnation's alive wins.
+/// - **First-hand evidence**: every message carries its sender's incarnation; a message from a
+///   member not known adds it, and a member held dead that speaks is sent its tombstone so it
+///   refutes (this heals views that missed a refutation whose gossip has run out).
 /// - **Gossip**: every change a member accepts is piggybacked on its next messages, at most
 ///   `maxGossipPerMessage` updates and `maxGossipBytes` per message, least-sent first (a rumour
 ///   about the recipient goes first so it can refute at once), each λ·⌈log10(N+1)⌉ times. A change
@@ -46,12 +50,16 @@ import Darwin
 ///
 /// ## Guarantees (under the model: messages may be lost, delayed or reordered, members crash)
 /// - A crashed member is suspected within a few periods and seen dead by every member after
-///   about one suspicion timeout plus O(log N) periods (≤ 2 s at N = 100 with the defaults,
-///   measured by `membench`).
+///   about one suspicion timeout plus O(log N) periods: `membench` measures 1.2 s median, 1.4 s
+///   worst at N = 100 and 1.6 / 1.8 s at N = 500 with the defaults.
 /// - A live member that answers again before the suspicion timeout (paused, or behind a lossy
-///   path) refutes and is not declared dead.
-/// - Cost per member is flat in N: one ping, its ack, and k ping-requests with their answers on
-///   a missed ack per period; gossip bytes per message are bounded.
+///   path) refutes and is not declared dead (no false death in 5 × 30 s at N = 100 with 10 %
+///   message loss).
+/// - One change reaches all members in O(log N) periods (4.5 at N = 100, 5.8 at N = 500).
+/// - Cost per member is flat in N when nothing fails: one ping and its ack per period (2
+///   messages, ≈ 46 bytes, ≈ 2 µs of this machine's time); k ping-requests and their answers on a
+///   missed ack; gossip bytes per message are bounded. Under loss the cluster-wide rate of (false)
+///   suspicions grows with N and each one is gossiped to all, so per-member gossip grows with N.
 /// - Every input is bounded: decoding checks every bound of ``MembershipWire``, the table holds at
 ///   most `maxMembers`, relays and join replies are capped, all drops are counted in ``counters``.
 ///   Sender ids are claims: the runtime authenticates peers (CURVE) before feeding messages.
