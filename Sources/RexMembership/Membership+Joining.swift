@@ -80,7 +80,7 @@ extension Membership {
     /// This member's table (itself first) in pages within the wire bounds: join replies, or a join
     /// (only its first page asks for a reply).
     mutating func sendTable(to destination: MembershipDestination, asJoin: Bool, into directives: inout [MembershipDirective]) {
-        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: .join(members: [], wantsReply: true)) + 1
+        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: .join(members: [], wantsReply: true))
         var page: [MemberUpdate] = [MemberUpdate(me)]
         var bytes = header + MembershipWire.encodedSize(of: page[0])
         var first = true

@@ -30,9 +30,9 @@ public struct MembershipSimulation {
         public var byKind: [String: Int] = [:]
     }
 
-    public enum Event {
+    enum Event {
         case wake(Int)
-        case deliver(from: Int, to: Int, bytes: [UInt8])
+        case deliver(to: Int, bytes: [UInt8])
     }
 
     public private(set) var now: Duration = .zero
@@ -188,7 +188,7 @@ public struct MembershipSimulation {
             } else {
                 schedule(member)
             }
-        case .deliver(let from, let to, let bytes):
+        case .deliver(let to, let bytes):
             guard !crashed[to] else {
                 traffic.toCrashed += 1
                 return
@@ -197,7 +197,6 @@ public struct MembershipSimulation {
                 queue.push(event, at: pausedUntil[to])
                 return
             }
-            _ = from
             timed { $0.members[to].receive(bytes, now: $0.now, into: &$0.directives) }
             carryOut(from: to)
             schedule(to)
@@ -252,7 +251,7 @@ public struct MembershipSimulation {
         }
         let spread = network.maximumDelay - network.minimumDelay
         let delay = network.minimumDelay + spread * (Double(random.next() >> 11) * 0x1.0p-53)
-        queue.push(.deliver(from: member, to: target, bytes: bytes), at: now + delay)
+        queue.push(.deliver(to: target, bytes: bytes), at: now + delay)
     }
 
     /// Wakes `member` at its next deadline (or `time`), unless an earlier wake is already set.
