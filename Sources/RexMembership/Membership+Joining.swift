@@ -39,7 +39,8 @@ extension Membership {
     }
 
     mutating func sendJoins(now: Duration, into directives: inout [MembershipDirective]) {
-        nextJoinAt = now + settings.joinRetryInterval
+        // Jittered: joiners turned away by the same busy seed do not all come back at once.
+        nextJoinAt = now + settings.joinRetryInterval * (0.5 + Double(random.next() >> 11) * 0x1.0p-53)
         for seed in seeds {
             send(.join(members: [MemberUpdate(me)], wantsReply: true), to: MembershipDestination(id: nil, address: seed), into: &directives)
         }

@@ -32,7 +32,7 @@ public struct MembershipSettings: Sendable, Hashable {
     public var maxLocalHealth: Int = 8
     /// Members a graceful leave is sent to at once; gossip carries it to the rest in a few periods.
     public var leaveFanout: Int = 6
-    /// Time between join attempts while no seed has answered.
+    /// Time between join attempts while no seed has answered (jittered by ±50 %).
     public var joinRetryInterval: Duration = .seconds(1)
     /// Between attempts of the cluster (about 10 per interval in all, each member waiting N/10
     /// intervals) to send a table to a random dead member, so a healed partition merges back.

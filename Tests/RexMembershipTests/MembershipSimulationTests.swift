@@ -159,6 +159,38 @@ import Testing
         }
     }
 
+    /// No cluster file: one seed, 99 members joining through it at the same moment (join
+    /// replies are capped per period, so most joiners retry).
+    @Test func aClusterBuiltOnlyByJoinsConverges() {
+        var simulation = MembershipSimulation(count: 1, seed: 13)
+        simulation.run(until: .milliseconds(100))
+        let joiners = (0..<99).map { _ in simulation.addMember() }
+        for joiner in joiners { simulation.join(joiner, seeds: [0]) }
+        let start = simulation.now
+        let converged = simulation.run(for: .seconds(10), step: .milliseconds(50)) { sim in
+            sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
+        }
+        #expect(converged != nil, "100 members joining at once did not converge within 10 s")
+        let retried = simulation.members[0].counters.joinRepliesDropped
+        #expect(retried > 0, "the burst exceeded the join replies allowed per period")
+        if let converged { print("99 simultaneous joins through one seed: all see all alive after \(converged - start)") }
+    }
+
+    /// Paused past the suspicion timeout, a member is declared dead; when it resumes, the first
+    /// member it talks to tells it so, it refutes and everyone has it alive again.
+    @Test func aMemberDeclaredDeadThatResumesComesBack() {
+        var simulation = MembershipSimulation(count: 50, seed: 14)
+        simulation.run(until: .seconds(1))
+        simulation.pause(9, for: .seconds(6))
+        simulation.run(until: .seconds(6.5))
+        let deadForAll = simulation.everyone(sees: 9, as: [.dead])
+        #expect(deadForAll)
+        let back = simulation.run(for: .seconds(5), step: .milliseconds(50)) { $0.everyone(sees: 9, as: [.alive]) }
+        #expect(back != nil)
+        let sees = (0..<50).filter { $0 != 9 }.allSatisfy { simulation.status(of: $0, seenBy: 9) == .alive }
+        #expect(sees, "the resumed member has everyone alive too")
+    }
+
     /// Lifeguard: a member cut off from everyone misses the nacks of its ping-requests and slows
     /// itself down; the healthy members' score stays at 0.
     @Test func anIsolatedMemberRaisesItsOwnLocalHealthScore() {

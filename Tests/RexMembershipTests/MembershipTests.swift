@@ -320,6 +320,53 @@ import Testing
         #expect(membership.member("b")?.status == .alive)
     }
 
+    /// The machine under a stream of random, well-formed but hostile messages (random ids,
+    /// incarnations up to the maximum, claims about itself, ping-requests, joins, acks for
+    /// nothing) interleaved with ticks: no trap, and every bound and invariant holds throughout.
+    @Test func randomHostileTrafficKeepsEveryBound() {
+        var settings = MembershipSettings()
+        settings.maxMembers = 64
+        var membership = Self.machine(peers: (0..<10).map { "p\($0)" }, settings: settings)
+        var random = MembershipRandom(seed: 23)
+        var out: [MembershipDirective] = []
+        var now = Duration.zero
+        func id() -> String { random.chance(0.5) ? "p\(random.index(below: 12))" : (random.chance(0.1) ? "a" : "r\(random.index(below: 500))") }
+        func incarnation() -> UInt64 { random.chance(0.05) ? .max : UInt64(random.index(below: 5)) }
+        func update() -> MemberUpdate {
+            let status = MemberStatus.allCases[random.index(below: 4)]
+            return MemberUpdate(Member(id: id(), address: "addr", status: status, incarnation: incarnation()), suspectedBy: id())
+        }
+        for step in 0..<20_000 {
+            out.removeAll(keepingCapacity: true)
+            if step % 7 == 0 {
+                now += .milliseconds(random.index(below: 40))
+                membership.tick(now: now, into: &out)
+                if let deadline = membership.nextDeadline { #expect(deadline > now, "a deadline is still due after a tick") }
+                continue
+            }
+            let sequence = UInt32(truncatingIfNeeded: random.next())
+            let bodies: [MembershipMessage.Body] = [
+                .ping(sequence: sequence), .ack(sequence: sequence), .nack(sequence: sequence), .gossip,
+                .pingRequest(sequence: sequence, target: id(), targetAddress: "addr"),
+                .join(members: (0..<random.index(below: 20)).map { _ in update() }, wantsReply: random.chance(0.5)),
+                .joinReply(members: (0..<random.index(below: 20)).map { _ in update() }),
+            ]
+            let message = MembershipMessage(
+                sender: id(), senderAddress: "addr", senderIncarnation: incarnation(),
+                body: bodies[random.index(below: bodies.count)], gossip: (0..<random.index(below: 8)).map { _ in update() }
+            )
+            membership.receive(message, now: now, into: &out)
+            if step == 15_000 { membership.leave(now: now, into: &out) }
+            for case .send(let sent, _) in out {
+                #expect((try? sent.encoded()) != nil, "every message the machine builds is encodable")
+            }
+        }
+        #expect(membership.members.count <= 64)
+        #expect(MemberStatus.allCases.reduce(0) { $0 + membership.count($1) } == membership.members.count)
+        #expect(membership.pendingGossip <= membership.members.count + 1)
+        #expect(membership.counters.membersDropped > 0)
+    }
+
     @Test func invalidIdentitiesAreRefused() {
         #expect(Membership(id: "", address: "x", seed: 1) == nil)
         #expect(Membership(id: String(repeating: "i", count: 65), address: "x", seed: 1) == nil)
