@@ -43,7 +43,7 @@ let settings = MembershipSettings()
 let period = settings.protocolPeriod
 print("membench: SWIM membership, simulated network (1–5 ms one-way delay, \(percent(loss)) loss), protocol period \(period.milliseconds) ms, \(seeds) seed(s) per size")
 print("")
-print("N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period   heartbeats received/member/interval (old)")
+print("N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period (sim / alone)   heartbeats received/member/interval (old)")
 for size in sizes {
     var detections: [Double] = []
     var leaves: [Double] = []
@@ -66,7 +66,7 @@ for size in sizes {
         pad(periods(median(spreads)), 20),
         pad(fixed(idle.messagesPerMemberPerPeriod, 2), 21),
         pad(fixed(idle.bytesPerMemberPerPeriod, 0), 22),
-        pad("\(fixed(median(cpu) / 1000, 2)) µs", 20),
+        pad("\(fixed(median(cpu) / 1000, 2)) / \(fixed(Scenario.alone(size: size, periods: 200_000) / 1000, 2)) µs", 32),
         "\(size - 1) (×\(fixed(Double(size - 1) / max(idle.messagesPerMemberPerPeriod, 0.001), 1)) SWIM's)",
     ]
     print(row.joined())
@@ -76,7 +76,9 @@ print("detect: a member is killed after 3 s of steady state; time until every ot
 print("leave: a member leaves telling one member (fanout 1), the rest by gossip; gossip one change: a join announced by one seed.")
 print("msgs, bytes, CPU: 20 s of steady state (no failure; with --loss, lost probes and their refutations included); msgs and bytes sent per member")
 print("  per period (each is received once, so received ≈ sent); CPU is the machines' own time per member per period (tick, receive,")
-print("  decode, encode), real time measured in this release build, median over the seeds.")
+print("  decode, encode), real time measured in this release build: sim = all N machines in one process (median over the seeds; their")
+print("  tables compete for the cache), alone = one machine with N − 1 peers running a probe, its ack, a peer's ping and the answer per")
+print("  period (200 000 periods, building the two incoming messages included), as one node process would.")
 print("heartbeats (old scheme): every node receives every other node's heartbeat each interval, N − 1, and reduces each one.")
 
 print("")
@@ -97,6 +99,15 @@ print("  a member paused 400 ms (suspicion floor 0.8 s): \(pauseDeaths) false de
 var merges: [Double] = []
 for seed in 0..<seeds { merges.append(Scenario.partition(size: 100, loss: loss, seed: UInt64(seed) &+ 51)) }
 print("  a 50/50 partition of 8 s (each side declares the other dead): all alive again \(seconds(median(merges))) after healing (median; max \(seconds(merges.max() ?? .nan)))")
+
+var joins: [(sees: Double, seen: Double)] = []
+var storms: [Double] = []
+for seed in 0..<seeds {
+    joins.append(Scenario.join(size: 100, loss: loss, seed: UInt64(seed) &+ 61))
+    storms.append(Scenario.joinStorm(size: 100, loss: loss, seed: UInt64(seed) &+ 71))
+}
+print("  a node joining through one seed: sees all 100 alive after \(seconds(median(joins.map(\.sees)))), seen alive by all after \(seconds(median(joins.map(\.seen)))) (medians)")
+print("  no cluster file, 99 nodes joining one seed at once: all see all alive after \(seconds(median(storms))) (median; max \(seconds(storms.max() ?? .nan)))")
 
 // MARK: - Scenarios
 
@@ -183,6 +194,71 @@ enum Scenario {
             sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
         }) else { return .infinity }
         return (merged - start).seconds
+    }
+
+    /// Seconds from `join` to the newcomer seeing every member alive, and to every member seeing it.
+    static func join(size: Int, loss: Double, seed: UInt64) -> (sees: Double, seen: Double) {
+        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        simulation.run(until: .seconds(1))
+        let newcomer = simulation.addMember()
+        let start = simulation.now
+        simulation.join(newcomer, seeds: [0])
+        let sees = simulation.run(for: .seconds(10), step: .milliseconds(1)) { sim in (0..<size).allSatisfy { sim.status(of: $0, seenBy: newcomer) == .alive } }
+        let seen = simulation.run(for: .seconds(10), step: .milliseconds(5)) { $0.everyone(sees: newcomer, as: [.alive]) }
+        return ((sees.map { $0 - start } ?? .seconds(1_000_000)).seconds, (seen.map { $0 - start } ?? .seconds(1_000_000)).seconds)
+    }
+
+    /// Seconds until a cluster made of one seed and `size - 1` simultaneous joiners converges.
+    static func joinStorm(size: Int, loss: Double, seed: UInt64) -> Double {
+        var simulation = MembershipSimulation(count: 1, network: network(loss), seed: seed)
+        simulation.run(until: .milliseconds(100))
+        for _ in 1..<size { simulation.join(simulation.addMember(), seeds: [0]) }
+        let start = simulation.now
+        guard let converged = simulation.run(for: .seconds(30), step: .milliseconds(50), until: { sim in
+            sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
+        }) else { return .infinity }
+        return (converged - start).seconds
+    }
+
+    /// One machine alone with N − 1 peers (its table cache-warm, as in a node process): per
+    /// period a tick that sends a probe, the target's ack, a peer's ping and its answer, all
+    /// through the wire encoding. Returns real nanoseconds per period.
+    static func alone(size: Int, periods: Int) -> Double {
+        guard var machine = Membership(id: "m0", address: "sim://m0", seed: 1) else { return .nan }
+        var out: [MembershipDirective] = []
+        for peer in 1..<size { machine.add("m\(peer)", address: "sim://m\(peer)", now: .zero, into: &out) }
+        let period = MembershipSettings().protocolPeriod
+        var random = MembershipRandom(seed: 2)
+        var bytes: [UInt8] = []
+        var encoded = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        for round in 0..<periods {
+            let now = period * round
+            out.removeAll(keepingCapacity: true)
+            machine.tick(now: now, into: &out)
+            machine.tick(now: now + .milliseconds(1), into: &out)
+            for case .send(let message, let destination) in out {
+                bytes.removeAll(keepingCapacity: true)
+                try? message.encode(into: &bytes)
+                encoded += bytes.count
+                guard case .ping(let sequence) = message.body, let target = destination.id else { continue }
+                let ack = MembershipMessage(sender: target, senderAddress: destination.address, body: .ack(sequence: sequence))
+                if let ackBytes = try? ack.encoded() { machine.receive(ackBytes, now: now + .milliseconds(2), into: &out) }
+            }
+            let peer = 1 + random.index(below: size - 1)
+            let ping = MembershipMessage(sender: "m\(peer)", senderAddress: "sim://m\(peer)", body: .ping(sequence: UInt32(round)))
+            out.removeAll(keepingCapacity: true)
+            if let pingBytes = try? ping.encoded() { machine.receive(pingBytes, now: now + .milliseconds(3), into: &out) }
+            for case .send(let message, _) in out {
+                bytes.removeAll(keepingCapacity: true)
+                try? message.encode(into: &bytes)
+                encoded += bytes.count
+            }
+        }
+        let elapsed = clock.now - start
+        precondition(encoded > 0 && machine.counters.probesFailed == 0, "the workload ran: every probe acked")
+        return elapsed.seconds * 1e9 / Double(periods)
     }
 
     /// Messages, bytes and machine time in steady state with nobody failing.
