@@ -96,7 +96,7 @@ extension Membership {
     }
 
     /// A message is first-hand news that its sender is alive at its incarnation (applied in
-    /// ``receive(_:from:now:into:)-(MembershipMessage,_,_,_)``): a member not known (forgotten
+    /// `receive(_:from:now:into:)`): a member not known (forgotten
     /// after a long partition, or whose join has not reached us) is added, a newer incarnation
     /// accepted. A sender still dead to us after that does not know it was declared dead: we tell
     /// it, so it refutes and every view heals.

@@ -8,7 +8,7 @@ import Darwin
 /// join through seeds and graceful leave, as a pure state machine.
 ///
 /// The machine does no I/O and reads no clock: the runtime feeds it events — ``tick(now:into:)``
-/// (at least at ``nextDeadline``), ``receive(_:now:into:)-(MembershipMessage,_,_)`` for each message, ``join(seeds:now:into:)``,
+/// (at least at ``nextDeadline``), `receive(_:from:now:into:)` for each message (bytes or decoded), ``join(seeds:now:into:)``,
 /// ``leave(now:into:)`` — with a monotonic `now` (a `Duration` since any fixed origin), and
 /// carries out the ``MembershipDirective``s each event appends to its buffer. Its only randomness
 /// is a ``MembershipRandom`` seeded at `init`, so a run replays exactly from its seed.
@@ -63,6 +63,19 @@ import Darwin
 /// - Every input is bounded: decoding checks every bound of ``MembershipWire``, the table holds at
 ///   most `maxMembers`, relays and join replies are capped, all drops are counted in ``counters``.
 ///   Sender ids are claims: the runtime authenticates peers (CURVE) before feeding messages.
+///
+/// ## Hosting it
+/// - Arm one timer at ``nextDeadline`` and call ``tick(now:into:)`` when it fires (or sooner);
+///   after every event, carry out the directives and clear the buffer (keeping its capacity).
+/// - `.send`: encode into a reusable buffer and send best effort, point to point (drop rather than
+///   block when a peer's queue is full; cap the socket's message size at
+///   ``MembershipWire/maxMessageBytes``). A destination without an id is a seed.
+/// - Received bytes go to `receive` with the id the transport authenticated, if it has one.
+/// - `.statusChanged`: the node's view of its peers (alive → connect the data plane, dead or
+///   left → disconnect).
+/// - Start at an incarnation that grows across restarts (e.g. the node's epoch), so a restarted
+///   member overrides its own tombstone at once; on SIGTERM call ``leave(now:into:)``, send, and
+///   keep serving for a period or two before exiting.
 public struct Membership: Sendable {
     public let settings: MembershipSettings
     /// This member as it announces itself.
