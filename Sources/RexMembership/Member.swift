@@ -4,11 +4,15 @@
 /// decides what it means, e.g. a ZeroMQ endpoint). `incarnation` only grows, and only the member
 /// itself raises it: that is how it refutes a suspicion or comes back after being declared dead.
 public struct Member: Hashable, Sendable, CustomStringConvertible {
+    /// The member's name, unique in the cluster (1…``MembershipWire/maxIDBytes`` UTF-8 bytes).
     public var id: String
+    /// Where to reach it (1…``MembershipWire/maxAddressBytes`` UTF-8 bytes, opaque here).
     public var address: String
     public var status: MemberStatus
+    /// Raised only by the member itself, to refute or to come back.
     public var incarnation: UInt64
 
+    /// A member; alive at incarnation 0 unless told otherwise.
     public init(id: String, address: String, status: MemberStatus = .alive, incarnation: UInt64 = 0) {
         self.id = id
         self.address = address
@@ -16,6 +20,7 @@ public struct Member: Hashable, Sendable, CustomStringConvertible {
         self.incarnation = incarnation
     }
 
+    /// `id@address status #incarnation`, for logs and test failures.
     public var description: String { "\(id)@\(address) \(status) #\(incarnation)" }
 }
 
@@ -35,6 +40,7 @@ public enum MemberStatus: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
     /// Alive or suspect: still probed and counted in the cluster size.
     public var isActive: Bool { self == .alive || self == .suspect }
 
+    /// The status's name as `rexctl` would show it.
     public var description: String {
         switch self {
         case .alive: "alive"
@@ -48,14 +54,18 @@ public enum MemberStatus: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
 /// A piece of gossip: what `member` is, and for a suspicion who suspects it (Lifeguard counts
 /// distinct suspecters to shorten the timeout). `suspectedBy` is empty unless the status is suspect.
 public struct MemberUpdate: Hashable, Sendable, CustomStringConvertible {
+    /// The member as the update's author believes it to be.
     public var member: Member
+    /// Who suspects it (suspect only; empty otherwise).
     public var suspectedBy: String
 
+    /// An update; `suspectedBy` is kept only for a suspect.
     public init(_ member: Member, suspectedBy: String = "") {
         self.member = member
         self.suspectedBy = member.status == .suspect ? suspectedBy : ""
     }
 
+    /// The member, and for a suspicion its author.
     public var description: String {
         suspectedBy.isEmpty ? member.description : "\(member) (by \(suspectedBy))"
     }

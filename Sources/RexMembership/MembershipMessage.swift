@@ -6,12 +6,17 @@
 /// The sender fields are claims: the runtime must authenticate the peer (CURVE) and may check the
 /// claimed id against the authenticated one before handing the message to ``Membership``.
 public struct MembershipMessage: Hashable, Sendable {
+    /// The sender's id (a claim; see above).
     public var sender: String
+    /// Where answers to the sender go.
     public var senderAddress: String
+    /// The sender's incarnation when it sent the message.
     public var senderIncarnation: UInt64
     public var body: Body
+    /// Piggybacked membership changes (at most ``MembershipWire/maxGossipPerMessage``).
     public var gossip: [MemberUpdate]
 
+    /// A message; ``Membership`` builds them, tests and tools may too.
     public init(sender: String, senderAddress: String, senderIncarnation: UInt64 = 0, body: Body, gossip: [MemberUpdate] = []) {
         self.sender = sender
         self.senderAddress = senderAddress
@@ -20,6 +25,7 @@ public struct MembershipMessage: Hashable, Sendable {
         self.gossip = gossip
     }
 
+    /// What the message asks or answers.
     public enum Body: Hashable, Sendable {
         /// A probe: answer with `ack(sequence)`.
         case ping(sequence: UInt32)

@@ -49,5 +49,6 @@ public struct MembershipSettings: Sendable, Hashable {
     /// Ping-requests relayed at once for others; more are dropped (counted).
     public var maxPendingRelays: Int = 64
 
+    /// The defaults above.
     public init() {}
 }

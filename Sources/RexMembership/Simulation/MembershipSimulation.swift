@@ -5,6 +5,7 @@
 ///
 /// Member `i` has id `m<i>` and address `sim://m<i>`.
 public struct MembershipSimulation {
+    /// The simulated links: the same loss and delay range for every pair.
     public struct Network: Sendable {
         /// Probability that a message is lost.
         public var loss: Double
@@ -12,6 +13,7 @@ public struct MembershipSimulation {
         public var minimumDelay: Duration
         public var maximumDelay: Duration
 
+        /// A network; the default is lossless with 1–5 ms of delay.
         public init(loss: Double = 0, minimumDelay: Duration = .milliseconds(1), maximumDelay: Duration = .milliseconds(5)) {
             self.loss = loss
             self.minimumDelay = minimumDelay
@@ -21,8 +23,10 @@ public struct MembershipSimulation {
 
     /// Totals over the run, for cost figures.
     public struct Traffic: Sendable {
+        /// Messages sent, and their encoded bytes.
         public var messages = 0
         public var bytes = 0
+        /// Messages dropped: by loss, by a partition, or sent to a crashed member.
         public var lost = 0
         public var cutByPartition = 0
         public var toCrashed = 0
@@ -35,7 +39,9 @@ public struct MembershipSimulation {
         case deliver(to: Int, bytes: [UInt8])
     }
 
+    /// The virtual clock.
     public private(set) var now: Duration = .zero
+    /// The machines; member `i` is `members[i]`.
     public private(set) var members: [Membership] = []
     public var network: Network
     public private(set) var traffic = Traffic()
@@ -43,12 +49,14 @@ public struct MembershipSimulation {
     /// `measuresMachineTime` is on: the CPU cost a runtime would pay, without the simulator's.
     public var measuresMachineTime = false
     public private(set) var machineTime: Duration = .zero
+    /// Ticks and receives handed to the machines.
     public private(set) var machineCalls = 0
     /// Ticks after which a deadline was still due (a machine bug; tests expect 0).
     public private(set) var stalls = 0
     /// Called for every status change a member announces: (observer, member, previous, time).
     public var onStatusChange: ((Int, Member, MemberStatus?, Duration) -> Void)?
 
+    /// Whether member `i` has crashed.
     public private(set) var crashed: [Bool] = []
     private var pausedUntil: [Duration] = []
     private var group: [Int] = []
@@ -77,6 +85,7 @@ public struct MembershipSimulation {
         }
     }
 
+    /// Member `i`'s id and address.
     public static func id(_ member: Int) -> String { "m\(member)" }
     public static func address(_ member: Int) -> String { "sim://m\(member)" }
 
@@ -111,16 +120,19 @@ public struct MembershipSimulation {
         for i in group.indices { group[i] = i < groups.count ? groups[i] : 0 }
     }
 
+    /// Every member in one group again.
     public mutating func heal() {
         for i in group.indices { group[i] = 0 }
     }
 
+    /// `member` joins through the members `seeds`.
     public mutating func join(_ member: Int, seeds: [Int]) {
         members[member].join(seeds: seeds.map(Self.address), now: now, into: &directives)
         carryOut(from: member)
         schedule(member)
     }
 
+    /// `member` leaves gracefully (and keeps answering until it is crashed).
     public mutating func leave(_ member: Int) {
         members[member].leave(now: now, into: &directives)
         carryOut(from: member)
