@@ -29,6 +29,8 @@ let package = Package(
         .executable(name: "rexnode", targets: ["rexnode"]),
         .executable(name: "rexctl", targets: ["rexctl"]),
         .executable(name: "nodebench", targets: ["nodebench"]),
+        .library(name: "RexMembership", targets: ["RexMembership"]),
+        .executable(name: "membench", targets: ["membench"]),
     ],
     targets: [
         // Core: toolchain modules only, no C.
@@ -48,6 +50,12 @@ let package = Package(
         .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "CGlibcMalloc"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
         .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl"]),
+
+        // SWIM-style membership: a sans-IO state machine, its wire form and a deterministic
+        // simulated network (toolchain modules only; the node hosts it, membench measures it).
+        .target(name: "RexMembership"),
+        .executableTarget(name: "membench", dependencies: ["RexMembership"]),
+        .testTarget(name: "RexMembershipTests", dependencies: ["RexMembership"]),
 
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
