@@ -25,6 +25,7 @@ import Darwin
 final class NodeClient {
     let node: NodeAddress
     let socket: ZMQSocket
+    private let context: ZMQContext
     /// Whether this client speaks CURVE (the node has a key).
     let isSecured: Bool
     /// The operator's public key, for messages.
@@ -39,6 +40,7 @@ final class NodeClient {
     /// the socket authenticates as the operator's key pair and expects the node's key.
     init(context: ZMQContext, node: NodeAddress, curve: (keyPair: ZMQCurveKeyPair, serverKey: ZMQCurveKey)? = nil) throws(NodeRequestError) {
         self.node = node
+        self.context = context
         isSecured = curve != nil
         operatorKey = curve?.keyPair.publicKey.z85
         var monitor: ZMQSocketMonitor?
@@ -64,9 +66,39 @@ final class NodeClient {
     /// say went wrong (a refused key, a CURVE mismatch), else "did not answer".
     func silence(after timeout: Duration) -> NodeRequestError {
         if let monitor { events.record(monitor.drain()) }
-        var error = NodeRequestError(node: node, kind: events.diagnosis(secured: isSecured) ?? .unreachable(timeout: timeout))
+        var kind = events.diagnosis(secured: isSecured) ?? .unreachable(timeout: timeout)
+        // A node that hangs up during our CURVE handshake either holds another key or speaks no
+        // CURVE at all; the mismatch event that tells them apart can be lost with the reset of a
+        // busy connection. A plain ping settles it: only a plain node answers one.
+        if case .serverKeyMismatch = kind, !events.sawCryptographicError, answersPlainPing(within: .milliseconds(500)) {
+            kind = .nodeNotSecured
+        }
+        var error = NodeRequestError(node: node, kind: kind)
         error.operatorKey = operatorKey
         return error
+    }
+
+    /// Whether the node answers a ping over a plain (NULL mechanism) connection within `window`.
+    private func answersPlainPing(within window: Duration) -> Bool {
+        guard let probe = try? context.socket(.dealer) else { return false }
+        defer { probe.close() }
+        do {
+            try probe.setOption(.linger, .zero)
+            try probe.connect(node.control)
+            var request = ControlRequest<OperatorAction>(.ping)
+            request.id = .string(NodeClient.idPrefix + "plain-probe")
+            guard try probe.send(try ControlCodec.encode(request), flags: .dontWait) else { return false }
+            let poller = ZMQPoller(capacity: 1)
+            try poller.register(probe)
+            let deadline = ContinuousClock.now.advanced(by: window)
+            while ContinuousClock.now < deadline {
+                _ = try poller.poll(timeout: ContinuousClock.now.duration(to: deadline))
+                if try probe.tryReceiveMultipart() != nil { return true }
+            }
+        } catch {
+            return false
+        }
+        return false
     }
 
     /// A fresh request id.

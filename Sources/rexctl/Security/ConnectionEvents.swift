@@ -31,6 +31,9 @@ struct ConnectionEvents: Equatable {
         }
     }
 
+    /// Whether our side failed to open the node's handshake (it answered, sealed for another key).
+    var sawCryptographicError: Bool { cryptographicError }
+
     /// Whether the events already explain a failure that waiting will not mend (the node said no).
     func isDefinitive(secured: Bool) -> Bool {
         authStatus != nil || mechanismMismatch
