@@ -47,6 +47,7 @@ if [ -n "$unit" ]; then
     phase "build (debug, tests)" swift build --build-tests || { summary; exit 1; }
     phase "unit tests" swift test || true
     phase "API docs (docc, warnings as errors)" "$DEPLOY_SCRIPTS_DIR/docs.sh" || true
+    phase "API compatibility (against the last version tag)" "$DEPLOY_SCRIPTS_DIR/api-check.sh" || true
 fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
 # The suite's closing line is repeated last, after the timing table, for whoever reads the end.
