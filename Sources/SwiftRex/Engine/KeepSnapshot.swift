@@ -64,7 +64,8 @@ public struct ChannelEvent: Sendable {
         /// A reset key changed and the new instance waits for its settle window.
         case settling
         /// The instance was replaced because its reset key changed `from` one value `to` another.
-        case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
+        /// (Indirect: its two keys would make every event, and every history slot, twice as large.)
+        indirect case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
         /// A value was not delivered, and why.
         case dropped(reason: String)
         /// The instance's cancel ran, and why (left the set, cancelled by id, store released…).
