@@ -19,6 +19,7 @@ public struct ElementChanges<ID: Hashable & Sendable>: Sendable, Equatable {
     /// How many of the latest ids the log keeps at least (it keeps at most twice as many).
     public let capacity: Int
 
+    /// An empty log that keeps at least the last `capacity` ids (at least 1).
     public init(capacity: Int = 4_096) {
         self.capacity = max(capacity, 1)
     }
