@@ -101,12 +101,16 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         examined.reserveCapacity(recorded.count)
         for id in recorded { if let position = positions[id] { examined.append(position) } }
         examined.sort()
+        // Read once: each read projects the container out of the global state.
+        var current: [(ID, State)] = []
+        current.reserveCapacity(examined.count)
         for position in examined {
-            let id = elementAt(global, position).0
-            if id != elements[position].id, !recorded.contains(id) { return false }
+            let entry = elementAt(global, position)
+            if entry.0 != elements[position].id, !recorded.contains(entry.0) { return false }
+            current.append(entry)
         }
-        for position in examined {
-            let (id, element) = elementAt(global, position)
+        for (index, position) in examined.enumerated() {
+            let (id, element) = current[index]
             let previous = elements[position].id
             examine(position, id, element, environment, &collector)
             if previous != id {
