@@ -64,7 +64,8 @@ public struct ChannelEvent: Sendable {
         /// A reset key changed and the new instance waits for its settle window.
         case settling
         /// The instance was replaced because its reset key changed `from` one value `to` another.
-        case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
+        /// (Indirect: its two keys would make every event, and every history slot, twice as large.)
+        indirect case recreated(from: AnyHashableSendable?, to: AnyHashableSendable?)
         /// A value was not delivered, and why.
         case dropped(reason: String)
         /// The instance's cancel ran, and why (left the set, cancelled by id, store released…).
@@ -79,8 +80,14 @@ public struct ChannelEvent: Sendable {
 
 /// Counters of the reconcile engine.
 public struct ReconcileCounters: Sendable, Equatable {
-    /// Reconcile cycles run.
+    /// Reconcile cycles run (supervise updated after a batch), skipped ones included.
     public var cycles: Int = 0
+    /// Cycles in which no supervise input changed (every memo compared equal): nothing was
+    /// diffed, the cycle cost the memo comparisons only.
+    public var skippedCycles: Int = 0
+    /// Channel positions the diff examined, in total (an unmemoised supervise: all of them
+    /// every cycle; a memoised one: only the positions its changed inputs declare).
+    public var examinedPositions: Int = 0
     /// Cycles that opened, recreated, piped into or cancelled anything.
     public var changedCycles: Int = 0
     /// Channel instances opened (including recreations).
