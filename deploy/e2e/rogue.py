@@ -32,6 +32,7 @@ import os
 import random
 import sys
 import time
+from keyfile import read_key
 
 try:
     import zmq
@@ -127,15 +128,6 @@ def cluster_entries():
         return []
 
 
-def read_key(path):
-    """(public, secret) Z85 texts of a key file written by `rexctl keygen`."""
-    keys = {}
-    with open(path) as f:
-        for line in f.read(4096).splitlines():
-            if "=" in line and not line.lstrip().startswith("#"):
-                name, value = (part.strip() for part in line.split("=", 1))
-                keys[name] = value
-    return keys["public-key"].encode(), keys["secret-key"].encode()
 
 
 def key_dir():

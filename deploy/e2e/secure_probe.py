@@ -12,17 +12,9 @@ import os
 import time
 
 import zmq
+from keyfile import read_key
 
 
-def read_key(path):
-    """(public, secret) Z85 texts of a key file written by `rexctl keygen`."""
-    keys = {}
-    with open(path) as f:
-        for line in f.read(4096).splitlines():
-            if "=" in line and not line.lstrip().startswith("#"):
-                name, value = (part.strip() for part in line.split("=", 1))
-                keys[name] = value
-    return keys["public-key"].encode(), keys["secret-key"].encode()
 
 
 def loopback(endpoint):

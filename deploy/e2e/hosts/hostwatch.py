@@ -23,6 +23,8 @@ import json
 import os
 import sys
 import time
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from keyfile import read_key  # noqa: E402 (deploy/e2e/keyfile.py)
 
 ALLOWED = [ipaddress.ip_network("10.213.0.0/24"), ipaddress.ip_network("127.0.0.0/8")]
 
@@ -46,15 +48,6 @@ def checked_endpoint(endpoint):
     return endpoint
 
 
-def read_key(path):
-    """(public, secret) Z85 texts of a key file written by `rexctl keygen`."""
-    keys = {}
-    with open(path) as f:
-        for line in f.read(4096).splitlines():
-            if "=" in line and not line.lstrip().startswith("#"):
-                name, value = (part.strip() for part in line.split("=", 1))
-                keys[name] = value
-    return keys["public-key"].encode(), keys["secret-key"].encode()
 
 
 def cmd_watch(args):
