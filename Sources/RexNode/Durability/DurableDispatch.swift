@@ -1,0 +1,138 @@
+import RexControl
+import SQLite
+import SwiftRex
+
+/// The control endpoint's path for operator actions on a node with a data directory: admit,
+/// journal, then apply and answer — in `batch` mode only after the commit.
+///
+/// On the reactor thread only. Actions admitted during a turn of the reactor are handed to the
+/// journal writer at the turn's end (a turn drains up to 256 requests per socket read), so a
+/// pipelined client's actions share commits; the writer's answer comes back as a reactor job
+/// that dispatches the committed actions into the store, in order, and sends their replies.
+/// The store never holds an action that is not (being) written, and in `batch` mode never one
+/// that is not committed: what followers see was durable first.
+final class DurableDispatch {
+    /// One admitted action waiting for its commit, and where its answer goes.
+    struct Waiting {
+        let action: NodeAction
+        let operatorAction: OperatorAction
+        let envelope: [[UInt8]]
+        let id: JSONValue
+    }
+
+    let mode: DurabilityMode
+    private let writer: JournalWriter
+    private let store: Store<NodeAction, NodeState, NodeEnvironment>
+    private let reactor: Reactor
+    private let limits: NodeLimits
+    private let nodeID: String
+    private let maxPending: Int
+    private var ledger: AdmissionLedger
+    /// Admitted this turn, not yet handed to the writer.
+    private var unsent: [NodeAction] = []
+    /// Handed to the writer, waiting for their commit (batch mode), oldest first.
+    private var waiting: [Waiting] = []
+    private var waitingStart = 0
+    /// Actions submitted to the writer and not yet reported on (both modes).
+    private var inFlight = 0
+    private var failure: SQLiteError?
+    private var hook: TurnEndToken?
+    /// Sends a reply; set by the control service.
+    var answer: (_ envelope: [[UInt8]], _ id: JSONValue, _ action: OperatorAction) -> Void = { _, _, _ in }
+    var refuse: (_ envelope: [[UInt8]], _ id: JSONValue, _ error: ControlError) -> Void = { _, _, _ in }
+
+    init(
+        writer: JournalWriter, mode: DurabilityMode, store: Store<NodeAction, NodeState, NodeEnvironment>,
+        reactor: Reactor, maxPending: Int, nodeID: String
+    ) {
+        reactor.checkIsolated()
+        self.writer = writer
+        self.mode = mode
+        self.store = store
+        self.reactor = reactor
+        self.limits = store.state.settings.limits
+        self.nodeID = nodeID
+        self.maxPending = maxPending
+        self.ledger = AdmissionLedger(store.state)
+        hook = reactor.addTurnEndHook { [unowned self] in flush() }
+    }
+
+    /// Admits, queues for the journal and (in `none` mode) applies and answers `action`.
+    ///
+    /// - Throws: `limitReached` past a feed, follow or peer limit, or while `maxPending`
+    ///   actions wait for the journal; `notDurable` once the journal has failed.
+    func submit(_ action: NodeAction, _ operatorAction: OperatorAction, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
+        if let failure {
+            throw ControlError(.notDurable, "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions")
+        }
+        guard inFlight + unsent.count < maxPending else {
+            throw ControlError(.limitReached, "node \(nodeID) has \(maxPending) actions waiting for its journal; retry shortly")
+        }
+        try ledger.admit(action, limits: limits, node: nodeID)
+        unsent.append(action)
+        switch mode {
+        case .none:
+            store.dispatch(action)
+            answer(envelope, id, operatorAction)
+        case .batch:
+            waiting.append(Waiting(action: action, operatorAction: operatorAction, envelope: envelope, id: id))
+        }
+    }
+
+    /// Hands this turn's actions to the writer (the reactor's turn-end hook).
+    private func flush() {
+        guard !unsent.isEmpty else { return }
+        inFlight += unsent.count
+        writer.submit(unsent)
+        unsent.removeAll(keepingCapacity: true)
+    }
+
+    /// The writer's report, on the reactor: apply and answer what committed; refuse what did
+    /// not (and take nothing more).
+    func handle(_ outcome: JournalWriter.Outcome) {
+        switch outcome {
+        case .committed(let count):
+            inFlight -= count
+            guard mode == .batch else { return }
+            let end = min(waitingStart + count, waiting.count)
+            for index in waitingStart..<end {
+                let entry = waiting[index]
+                store.dispatch(entry.action)
+                answer(entry.envelope, entry.id, entry.operatorAction)
+            }
+            advance(to: end)
+        case .failed(let count, let error):
+            inFlight -= count
+            failure = error
+            guard mode == .batch else { return }
+            let end = min(waitingStart + count, waiting.count)
+            for index in waitingStart..<end {
+                let entry = waiting[index]
+                refuse(entry.envelope, entry.id, ControlError(.notDurable, "node \(nodeID) could not commit the action to its journal "
+                    + "(\(error)); it was not applied"))
+            }
+            advance(to: end)
+        }
+    }
+
+    /// Drops answered entries; the array is compacted once half of it is answered, so a
+    /// steady load costs O(1) per action.
+    private func advance(to end: Int) {
+        waitingStart = end
+        if waitingStart == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
+        } else if waitingStart > 4096, waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+    }
+
+
+    /// On the reactor: sends what this turn admitted, and stops the turn-end hook.
+    func stopAccepting() {
+        flush()
+        if let hook { reactor.removeTurnEndHook(hook) }
+        hook = nil
+    }
+}
