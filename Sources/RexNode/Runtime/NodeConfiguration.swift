@@ -30,8 +30,10 @@ public struct NodeConfiguration: Sendable, Equatable {
         peers: [String: String] = [:],
         settings: NodeSettings = NodeSettings(),
         logLevel: NodeLogger.Level = .info,
-        metricsEndpoint: String? = nil
+        metricsEndpoint: String? = nil,
+        durable: DurableOptions? = nil
     ) {
+        self.durable = durable
         self.metricsEndpoint = metricsEndpoint
         self.id = id
         self.pubEndpoint = pubEndpoint
