@@ -153,7 +153,9 @@ final class ControlService {
             }
             try checkRoom(for: action)
             store.dispatch(action)
-            log.debug("dispatched", ["action": "\(action)"])
+            // Formatting an action (reflection) costs more than the rest of its dispatch: only
+            // when the line is written.
+            if log.level <= .debug { log.debug("dispatched", ["action": "\(action)"]) }
             reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: operatorAction))))
         case .state:
             // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)

@@ -72,7 +72,8 @@ final class DurableDispatch {
         unsent.append(action)
         switch mode {
         case .none:
-            store.dispatch(action)
+            // Into the store at the turn's end with the rest of the turn's actions (in order:
+            // nothing reaches the store between), the answer now.
             answer(envelope, id, operatorAction)
         case .batch:
             waiting.append(Waiting(action: action, operatorAction: operatorAction, envelope: envelope, id: id))
@@ -82,6 +83,7 @@ final class DurableDispatch {
     /// Hands this turn's actions to the writer (the reactor's turn-end hook).
     private func flush() {
         guard !unsent.isEmpty else { return }
+        if mode == .none { for action in unsent { store.dispatch(action) } }
         inFlight += unsent.count
         writer.submit(unsent)
         unsent.removeAll(keepingCapacity: true)
