@@ -27,14 +27,21 @@ final class DurableDispatch {
     private let limits: NodeLimits
     private let nodeID: String
     private let maxPending: Int
+    private let maxPendingBytes: Int
     private var ledger: AdmissionLedger
     /// Admitted this turn, not yet handed to the writer.
     private var unsent: [NodeAction] = []
     /// Handed to the writer, waiting for their commit (batch mode), oldest first.
     private var waiting: [Waiting] = []
     private var waitingStart = 0
-    /// Actions submitted to the writer and not yet reported on (both modes).
+    /// Actions submitted to the writer and not yet reported on (both modes), and their bytes.
     private var inFlight = 0
+    private var inFlightBytes = 0
+    /// The bytes of each action handed to the writer and not reported on, oldest first, by
+    /// submission (one entry per flush: count and bytes).
+    private var flushed: [(count: Int, bytes: Int)] = []
+    private var flushedStart = 0
+    private var unsentBytes = 0
     private var failure: SQLiteError?
     private var hook: TurnEndToken?
     /// Sends a reply; set by the control service.
@@ -43,8 +50,9 @@ final class DurableDispatch {
 
     init(
         writer: JournalWriter, mode: DurabilityMode, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        reactor: Reactor, maxPending: Int, nodeID: String
+        reactor: Reactor, maxPending: Int, maxPendingBytes: Int, nodeID: String
     ) {
+        self.maxPendingBytes = maxPendingBytes
         reactor.checkIsolated()
         self.writer = writer
         self.mode = mode
@@ -65,11 +73,13 @@ final class DurableDispatch {
         if let failure {
             throw ControlError(.notDurable, "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions")
         }
-        guard inFlight + unsent.count < maxPending else {
-            throw ControlError(.limitReached, "node \(nodeID) has \(maxPending) actions waiting for its journal; retry shortly")
+        guard inFlight + unsent.count < maxPending, inFlightBytes + unsentBytes < maxPendingBytes else {
+            throw ControlError(.limitReached, "node \(nodeID) has \(inFlight + unsent.count) actions "
+                + "(\(inFlightBytes + unsentBytes) bytes) waiting for its journal; retry shortly")
         }
         try ledger.admit(action, limits: limits, node: nodeID)
         unsent.append(action)
+        unsentBytes += Self.bytes(of: action)
         switch mode {
         case .none:
             // Into the store at the turn's end with the rest of the turn's actions (in order:
@@ -85,8 +95,42 @@ final class DurableDispatch {
         guard !unsent.isEmpty else { return }
         if mode == .none { for action in unsent { store.dispatch(action) } }
         inFlight += unsent.count
+        inFlightBytes += unsentBytes
+        flushed.append((unsent.count, unsentBytes))
         writer.submit(unsent)
         unsent.removeAll(keepingCapacity: true)
+        unsentBytes = 0
+    }
+
+    /// Roughly what an action holds in memory while it waits: its strings.
+    private static func bytes(of action: NodeAction) -> Int {
+        switch action {
+        case .set(let topic, let value): 64 + topic.utf8.count + value.utf8.count
+        case .publish(let topic, let payload): 64 + topic.utf8.count + payload.utf8.count
+        case .follow(let name, let topic, let from): 64 + name.utf8.count + topic.utf8.count + (from?.utf8.count ?? 0)
+        case .unset(let text), .unfollow(let text), .removePeer(let text): 64 + text.utf8.count
+        case .addPeer(let id, let endpoint): 64 + id.utf8.count + endpoint.utf8.count
+        case .received, .heartbeat, .tick: 64
+        }
+    }
+
+    /// Releases the byte count of the next `count` reported actions (reports cover whole flushes:
+    /// the writer takes everything queued, which is a run of whole flushes).
+    private func release(_ count: Int) {
+        var left = count
+        while left > 0, flushedStart < flushed.count {
+            let entry = flushed[flushedStart]
+            left -= entry.count
+            inFlightBytes -= entry.bytes
+            flushedStart += 1
+        }
+        if flushedStart == flushed.count {
+            flushed.removeAll(keepingCapacity: true)
+            flushedStart = 0
+        } else if flushedStart > 1024, flushedStart * 2 > flushed.count {
+            flushed.removeFirst(flushedStart)
+            flushedStart = 0
+        }
     }
 
     /// The writer's report, on the reactor: apply and answer what committed; refuse what did
@@ -95,6 +139,7 @@ final class DurableDispatch {
         switch outcome {
         case .committed(let count):
             inFlight -= count
+            release(count)
             guard mode == .batch else { return }
             let end = min(waitingStart + count, waiting.count)
             for index in waitingStart..<end {
@@ -105,6 +150,7 @@ final class DurableDispatch {
             advance(to: end)
         case .failed(let count, let error):
             inFlight -= count
+            release(count)
             failure = error
             guard mode == .batch else { return }
             let end = min(waitingStart + count, waiting.count)

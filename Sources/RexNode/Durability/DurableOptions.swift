@@ -13,11 +13,15 @@ public struct DurableOptions: Sendable, Equatable {
     /// The most accepted actions waiting for their commit; past it a dispatch is refused
     /// (`limitReached`) until the journal catches up.
     public var maxPendingActions: Int
+    /// … or while this many bytes of names and values wait (a slow disk must not cost memory
+    /// without bound).
+    public var maxPendingBytes: Int
 
     public init(
         directory: String, mode: DurabilityMode = .batch, compactEveryActions: Int = 50_000,
-        compactEveryBytes: Int = 16 << 20, maxPendingActions: Int = 100_000
+        compactEveryBytes: Int = 16 << 20, maxPendingActions: Int = 100_000, maxPendingBytes: Int = 64 << 20
     ) {
+        self.maxPendingBytes = maxPendingBytes
         self.directory = directory
         self.mode = mode
         self.compactEveryActions = compactEveryActions

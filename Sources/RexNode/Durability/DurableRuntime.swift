@@ -37,7 +37,8 @@ final class DurableRuntime: Sendable {
     /// The dispatch for `store` (on the reactor thread).
     func makeDispatch(store: Store<NodeAction, NodeState, NodeEnvironment>, reactor: Reactor, nodeID: String) -> DurableDispatch {
         let dispatch = DurableDispatch(
-            writer: writer, mode: options.mode, store: store, reactor: reactor, maxPending: options.maxPendingActions, nodeID: nodeID)
+            writer: writer, mode: options.mode, store: store, reactor: reactor, maxPending: options.maxPendingActions,
+            maxPendingBytes: options.maxPendingBytes, nodeID: nodeID)
         target.dispatch.withLock { $0 = ReactorBound(dispatch, on: reactor) }
         return dispatch
     }

@@ -266,7 +266,13 @@ final class NodeJournal {
         _ db: SQLiteConnection, after snapshot: UInt64, into state: inout DurableState, directory: String, log: NodeLogger
     ) throws -> Replay {
         var replay = Replay()
-        replay.nextBatch = (try db.scalarText("SELECT COALESCE(MAX(batch), 0) + 1 FROM journal")).flatMap { Int64($0) } ?? 1
+        // Batch numbers far from the end of Int64 (a row can only be numbered by this code; a
+        // larger one is a damaged or foreign file, refused rather than overflowed later).
+        guard let next = (try db.scalarText("SELECT COALESCE(MAX(batch), 0) + 1 FROM journal")).flatMap({ Int64($0) }),
+              (1..<(Int64.max / 2)).contains(next) else {
+            throw DurableStateError.damaged("the journal's batch numbers are out of range", directory: directory)
+        }
+        replay.nextBatch = next
         let rows = try db.prepare("SELECT batch, last_seq, actions, payload, crc FROM journal WHERE last_seq > ? ORDER BY batch")
         try rows.bind(1, Int64(clamping: snapshot))
         var expectedFirst = snapshot + 1

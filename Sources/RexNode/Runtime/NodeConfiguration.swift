@@ -90,7 +90,7 @@ public struct NodeConfiguration: Sendable, Equatable {
                 throw NodeError(.invalidConfiguration, "--data-dir must be a directory path")
             }
             for (flag, value) in [("--compact-actions", durable.compactEveryActions), ("--compact-bytes", durable.compactEveryBytes),
-                                  ("max pending actions", durable.maxPendingActions)]
+                                  ("max pending actions", durable.maxPendingActions), ("max pending bytes", durable.maxPendingBytes)]
             where !(1...NodeCommand.maxLimit).contains(value) {
                 throw NodeError(.invalidConfiguration, "\(flag) must be from 1 to \(NodeCommand.maxLimit) (got \(value))")
             }
