@@ -48,15 +48,17 @@ enum DurableThroughput {
              + "\(actions) set actions per round (16 topics per client), \(rounds) rounds (median)")
         emit("this disk's fsync (4 KiB write + fsync, 200 times, in \(scratch)): p50 \(format(fsync.p50)) ms, p99 \(format(fsync.p99)) ms")
         let baseline = median(results[.noDataDir]!.map(\.reactorMicros))
-        emit("MODE                    ACTIONS/S   REACTOR µs/ACTION   vs NO DATA DIR   NODE µs/ACTION (reactor+journal)")
+        emit("MODE                    ACTIONS/S   REACTOR µs/ACTION (min)   vs NO DATA DIR (min)   NODE µs/ACTION (reactor+journal)")
+        let baselineMin = results[.noDataDir]!.map(\.reactorMicros).min() ?? .nan
         for mode in Mode.allCases {
             let list = results[mode]!
             let rate = median(list.map { Double(actions) / $0.seconds })
             let reactor = median(list.map(\.reactorMicros))
+            let reactorMin = list.map(\.reactorMicros).min() ?? .nan
             let node = median(list.map(\.nodeMicros))
-            let versus = mode == .noDataDir ? "-" : String(format: "%+.1f %%", (reactor / baseline - 1) * 100)
+            let versus = mode == .noDataDir ? "-" : String(format: "%+.1f %% (%+.1f %%)", (reactor / baseline - 1) * 100, (reactorMin / baselineMin - 1) * 100)
             emit("\(mode.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0))  \(String(format: "%9.0f", rate))   "
-                 + "\(String(format: "%17.2f", reactor))   \(versus.padding(toLength: 14, withPad: " ", startingAt: 0))   \(String(format: "%.2f", node))")
+                 + "\(String(format: "%10.2f (%5.2f)", reactor, reactorMin))        \(versus.padding(toLength: 21, withPad: " ", startingAt: 0))  \(String(format: "%.2f", node))")
         }
     }
 
