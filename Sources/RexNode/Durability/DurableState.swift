@@ -58,7 +58,21 @@ public struct DurableState: Sendable, Equatable {
     /// entry beyond a lowered limit is counted in `refused`, as live).
     public func restore(onto initial: NodeState) -> NodeState {
         var state = initial
-        for action in actions { NodeFeature.reduce(action, &state) }
+        let limits = initial.settings.limits
+        // Within the limits no entry can be refused, so order inside a group does not matter and
+        // 100,000 follows need no sort; past one (a limit lowered since), the sorted order decides
+        // which entries stay, the same on every restart.
+        guard follows.count <= limits.maxFollows, feeds.count <= limits.maxFeeds,
+              initial.peers.count + addedPeers.count <= limits.maxPeers else {
+            for action in actions { NodeFeature.reduce(action, &state) }
+            return state
+        }
+        for id in removedPeers { NodeFeature.reduce(.removePeer(id: id), &state) }
+        for (id, endpoint) in addedPeers { NodeFeature.reduce(.addPeer(id: id, endpoint: endpoint), &state) }
+        state.follows.reserveCapacity(state.follows.count + follows.count)
+        for (name, follow) in follows { NodeFeature.reduce(.follow(name: name, topic: follow.topic, from: follow.from), &state) }
+        state.feeds.reserveCapacity(state.feeds.count + feeds.count)
+        for (topic, value) in feeds { NodeFeature.reduce(.set(topic: topic, value: value), &state) }
         return state
     }
 }
