@@ -33,6 +33,21 @@ import Testing
         #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([2, 2, 0, 0, 0, 0xff, 0xfe]) }
     }
 
+    @Test func aLogScanOfHostileBytesNeverTraps() {
+        var generator = SystemRandomNumberGenerator()
+        #expect(WriteAheadLogScan.scan([]) == WriteAheadLogScan())
+        // A valid-looking magic with absurd page sizes, then plain noise of many lengths.
+        for pageSize: UInt32 in [0, 1, 511, 65537, 0xffff_ffff] {
+            var bytes: [UInt8] = [0x37, 0x7f, 0x06, 0x82, 0, 0x2d, 0xe2, 0x18]
+            bytes += withUnsafeBytes(of: pageSize.bigEndian) { Array($0) } + [UInt8](repeating: 7, count: 5000)
+            #expect(WriteAheadLogScan.scan(bytes) == WriteAheadLogScan())
+        }
+        for length in [1, 31, 32, 33, 4127, 4128, 9000] {
+            let noise = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(!WriteAheadLogScan.scan(noise).damagedMiddle)
+        }
+    }
+
     @Test func durableStateRestoresThroughTheReducer() {
         var durable = DurableState()
         for action: NodeAction in [

@@ -27,6 +27,8 @@ def parse():
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--window", type=int, default=256, help="requests in flight")
     p.add_argument("--max-kill-ms", type=int, default=400)
+    p.add_argument("--compact-actions", type=int, default=0,
+                   help="pass --compact-actions to the node (small: kills land in compactions too)")
     p.add_argument("--big-restart", type=int, default=0, metavar="FOLLOWS",
                    help="instead of the loop: start on a data dir holding FOLLOWS follows, time until they are back")
     p.add_argument("--max-restart-s", type=float, default=2.0,
@@ -62,7 +64,8 @@ class Node:
         self.proc = subprocess.Popen([
             self.args.rexnode, "--id", "crash", "--pub", f"tcp://127.0.0.1:{self.args.pub_port}",
             "--control", self.endpoint, "--data-dir", self.args.dir, "--log-level", self.level,
-        ], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        ] + (["--compact-actions", str(self.args.compact_actions)] if self.args.compact_actions else []),
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         log.close()
 
     def kill(self):
@@ -204,7 +207,8 @@ def main():
         return
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
-    print(f"crash loop: {args.iterations} iterations, seed {seed}, window {args.window}", flush=True)
+    print(f"crash loop: {args.iterations} iterations, seed {seed}, window {args.window}"
+          + (f", a snapshot every {args.compact_actions} actions" if args.compact_actions else ""), flush=True)
     ctx = zmq.Context()
     node = Node(args)
     state = ({}, {})

@@ -25,41 +25,65 @@ struct WriteAheadLogScan: Equatable {
     var hasDiscardedTail: Bool { discardedFrames > 0 || partialBytes > 0 }
     var damagedMiddle: Bool { committedAfterDamage >= 2 }
 
-    /// Scans the file at `path`; an absent or empty file (or one too short for a header, which
-    /// SQLite also ignores) is an empty scan. Reads the whole file: the node checkpoints its log
-    /// into the database after recovery and as it runs, so it stays small.
+    /// Scans the file at `path` one frame at a time (at most 64 KiB in memory, however large the
+    /// file); an absent or empty file (or one too short for a header, which SQLite also ignores)
+    /// is an empty scan.
     static func scan(path: String) -> WriteAheadLogScan {
-        guard let data = FileManager.default.contents(atPath: path) else { return WriteAheadLogScan() }
-        return scan([UInt8](data))
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return WriteAheadLogScan() }
+        defer { close(fd) }
+        return scan { count in
+            var buffer = [UInt8](repeating: 0, count: count)
+            var filled = 0
+            while filled < count {
+                let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { break }
+                filled += got
+            }
+            return Array(buffer[..<filled])
+        }
     }
 
+    /// Scans bytes held in memory (tests).
     static func scan(_ bytes: [UInt8]) -> WriteAheadLogScan {
+        var offset = 0
+        return scan { count in
+            let end = min(offset + count, bytes.count)
+            defer { offset = end }
+            return Array(bytes[offset..<end])
+        }
+    }
+
+    /// `next(n)` returns the next n bytes of the log, fewer at its end.
+    private static func scan(_ next: (Int) -> [UInt8]) -> WriteAheadLogScan {
         var scan = WriteAheadLogScan()
-        guard bytes.count >= 32 else { return scan }
-        let magic = bigEndian(bytes, 0)
+        let header = next(32)
+        guard header.count == 32 else { return scan }
+        let magic = bigEndian(header, 0)
         guard magic == 0x377f_0682 || magic == 0x377f_0683 else { return scan }
         let bigEndianWords = magic & 1 == 1
-        let pageSize = Int(bigEndian(bytes, 8))
+        let pageSize = Int(bigEndian(header, 8))
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return scan }
-        let salts = (bigEndian(bytes, 16), bigEndian(bytes, 20))
-        var sum = checksum(bytes, 0..<24, seed: (0, 0), bigEndianWords: bigEndianWords)
-        guard sum == (bigEndian(bytes, 24), bigEndian(bytes, 28)) else { return scan }
+        let salts = (bigEndian(header, 16), bigEndian(header, 20))
+        var sum = checksum(header, 0..<24, seed: (0, 0), bigEndianWords: bigEndianWords)
+        guard sum == (bigEndian(header, 24), bigEndian(header, 28)) else { return scan }
 
         let frameSize = 24 + pageSize
-        var offset = 32
         var frame = 0
         var damaged = false
-        while offset < bytes.count {
-            guard bytes.count - offset >= frameSize else {
-                scan.partialBytes = bytes.count - offset
+        while true {
+            let bytes = next(frameSize)
+            guard bytes.count == frameSize else {
+                scan.partialBytes = bytes.count
                 break
             }
             // A frame of an older generation (other salts): the log ends here, as for SQLite.
-            guard (bigEndian(bytes, offset + 8), bigEndian(bytes, offset + 12)) == salts else { break }
-            let stored = (bigEndian(bytes, offset + 16), bigEndian(bytes, offset + 20))
-            let isCommit = bigEndian(bytes, offset + 4) != 0
-            var computed = checksum(bytes, offset..<(offset + 8), seed: sum, bigEndianWords: bigEndianWords)
-            computed = checksum(bytes, (offset + 24)..<(offset + frameSize), seed: computed, bigEndianWords: bigEndianWords)
+            guard (bigEndian(bytes, 8), bigEndian(bytes, 12)) == salts else { break }
+            let stored = (bigEndian(bytes, 16), bigEndian(bytes, 20))
+            let isCommit = bigEndian(bytes, 4) != 0
+            var computed = checksum(bytes, 0..<8, seed: sum, bigEndianWords: bigEndianWords)
+            computed = checksum(bytes, 24..<frameSize, seed: computed, bigEndianWords: bigEndianWords)
             frame += 1
             if !damaged, computed == stored {
                 if isCommit { scan.committedFrames = frame }
@@ -70,7 +94,6 @@ struct WriteAheadLogScan: Equatable {
                 // Restart the chain from what this frame stored, to judge the next one alone.
                 sum = stored
             }
-            offset += frameSize
         }
         scan.discardedFrames = frame - scan.committedFrames
         return scan

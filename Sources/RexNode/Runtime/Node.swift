@@ -200,7 +200,8 @@ public final class Node: Sendable {
         UInt64(UInt32.random(in: 1...UInt32.max))
     }
 
-    /// Queues an action on the node's store (from any thread).
+    /// Queues an action on the node's store (from any thread). Not journaled: with a data
+    /// directory, only the operator actions accepted on the control endpoint are durable.
     public func dispatch(_ action: NodeAction) {
         store.dispatch(action)
     }
