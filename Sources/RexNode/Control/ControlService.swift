@@ -70,10 +70,11 @@ final class ControlService {
         ) { [unowned self] envelope, payload in send(envelope, payload) }
         if let durable {
             let mode = durable.mode
-            durable.answer = { [unowned self] envelope, id, action in
-                reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: action, durability: mode))))
+            // Weak: the journal's last reports may come after this service is gone.
+            durable.answer = { [weak self] envelope, id, action in
+                self?.reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: action, durability: mode))))
             }
-            durable.refuse = { [unowned self] envelope, id, error in refuse(envelope, id: id, error) }
+            durable.refuse = { [weak self] envelope, id, error in self?.refuse(envelope, id: id, error) }
         }
         reader = reactor.addReader(socket) { [unowned self] in drain() }
     }

@@ -39,7 +39,7 @@ public enum NodeCommand {
                                mode): restored at start, before the control endpoint opens.
       --durability MODE        batch: answer "accepted" once the action's batch is committed
                                (fsync'd); none: answer at once (default batch with --data-dir).
-      --compact-actions N      Fold the journal into a new snapshot every N actions (default 50000)
+      --compact-actions N      Fold the journal into a new snapshot every N actions (default 50000).
       --compact-bytes N        … or every N journal bytes (default 16777216).
 
     LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
