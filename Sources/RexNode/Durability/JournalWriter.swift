@@ -100,8 +100,18 @@ final class JournalWriter: Sendable {
 
     private func run(_ journal: NodeJournal, onCommit: @Sendable (Outcome) -> Void) {
         let pace: Duration = journal.options.mode == .none ? .milliseconds(1) : .zero
+        var commits = 0
+        var committed = 0
+        var commitTime = Duration.zero
+        var slowest = Duration.zero
         defer {
             journal.close()
+            log.info("journal_closed", [
+                "commits": "\(commits)", "actions": "\(committed)", "last_seq": "\(journal.lastSequence)",
+                "actions_per_commit": commits > 0 ? "\(committed / commits)" : "0",
+                "mean_commit_ms": commits > 0 ? String(format: "%.2f", commitTime.milliseconds / Double(commits)) : "0",
+                "max_commit_ms": String(format: "%.2f", slowest.milliseconds),
+            ])
             finished.signal()
         }
         var batch: [NodeAction] = []
@@ -117,7 +127,13 @@ final class JournalWriter: Sendable {
                     onCommit(.failed(count: batch.count, error: failure))
                 } else {
                     do {
+                        let start = ContinuousClock.now
                         try journal.append(batch)
+                        let took = ContinuousClock.now - start
+                        commits += 1
+                        committed += batch.count
+                        commitTime += took
+                        slowest = max(slowest, took)
                         onCommit(.committed(count: batch.count))
                     } catch {
                         failure = error
@@ -146,3 +162,4 @@ private func nameThisThread(_ name: String) {
     var bytes = Array(name.utf8.prefix(15))
     _ = write(fd, &bytes, bytes.count)
 }
+
