@@ -65,7 +65,8 @@ final class DurableDispatch {
         hook = reactor.addTurnEndHook { [unowned self] in flush() }
     }
 
-    /// Admits, queues for the journal and (in `none` mode) applies and answers `action`.
+    /// Admits `action` and queues it for the journal; it is applied and answered after its
+    /// commit (`batch`) or at the end of this reactor turn (`none`).
     ///
     /// - Throws: `limitReached` past a feed, follow or peer limit, or while `maxPending`
     ///   actions wait for the journal; `notDurable` once the journal has failed.
