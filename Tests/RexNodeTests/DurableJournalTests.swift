@@ -198,6 +198,22 @@ import Testing
         #expect(error?.message.contains("journal batch 2 fails its checksum, and batch 3 follows it") == true)
     }
 
+    @Test func aDamagedDatabasePageRefusesToStart() throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        do {
+            let journal = try NodeJournal(options: dir.options(), log: .quiet)
+            for batch in sampleBatches(4) { try journal.append(batch) }
+            journal.close()
+        }
+        // The b-tree page type of every page after the first (the schema): no table can be read.
+        let path = dir.options().databasePath
+        let size = try fileSize(path)
+        for page in stride(from: 4096, to: size, by: 4096) { try flipByte(path, at: page) }
+        let error = #expect(throws: DurableStateError.self) { try NodeJournal(options: dir.options(), log: .quiet) }
+        #expect(error?.message.contains("is damaged") == true)
+    }
+
     @Test func aSecondNodeOnTheSameDirectoryIsRefused() throws {
         let dir = try Scratch()
         defer { dir.remove() }
