@@ -42,12 +42,16 @@ let package = Package(
         .target(name: "ZMQ", dependencies: ["CZMQ"]),
         // glibc's malloc_trim, for a node that gives memory back after a burst (libc6-dev).
         .systemLibrary(name: "CGlibcMalloc"),
+        // SQLite, quarantined the same way: CSQLite is a module map only; SQLite is the only Swift
+        // code importing it (the node's durable state: snapshot + journal, WAL mode).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // The cluster: the control protocol's types (the node's state and the documents node and
         // CLI exchange; Foundation only), a node runtime (library, so tests drive nodes
         // in-process), its thin executable, and the operator CLI.
         .target(name: "RexControl"),
-        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "CGlibcMalloc"]),
+        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "CGlibcMalloc", "SQLite"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
         .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl"]),
 
@@ -67,6 +71,7 @@ let package = Package(
         // The test kit under XCTest: its failures reach an XCTestCase, not only Swift Testing.
         .testTarget(name: "SwiftRexTestingXCTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
         .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),
         .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "SwiftRexTesting", "rexnode", "NodeTestSupport"]),

@@ -11,7 +11,9 @@
 #
 # State lives in .deploy/ (or $REX_DEPLOY_DIR): cluster.json (what rexctl reads by default from the
 # repository root; each node's pub, control and metrics endpoints — `curl METRICS/metrics`),
-# node-args, pids/ID.pid, logs/ID.log. Every subcommand is safe to re-run.
+# node-args, pids/ID.pid, logs/ID.log, data/ID (each node's --data-dir: its durable feeds, follows
+# and peer changes; kept by restart, kill and down; `up` starts a new cluster from empty ones
+# unless REX_KEEP_DATA=1). Every subcommand is safe to re-run.
 # Secured by default (README, "Security"): keys/ID.key per node and keys/operator.key (admin) and
 # keys/viewer.key (viewer) for rexctl, each made once by `rexctl keygen` and kept (mode 0600);
 # every node's public key in cluster.json, the operators in operators.json. --insecure runs plain
@@ -22,6 +24,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 UP_TIMEOUT="${REX_UP_TIMEOUT:-20}"
+DATA_DIR="$STATE_DIR/data"
 STOP_GRACE="${REX_STOP_GRACE:-5}"
 
 usage() {
@@ -129,11 +132,11 @@ cluster_processes() {
 start_node() {
     local id=$1 args=() pid
     [ -f "$NODE_ARGS_FILE" ] && mapfile -t args <"$NODE_ARGS_FILE"
-    mkdir -p "$PID_DIR" "$LOG_DIR"
+    mkdir -p "$PID_DIR" "$LOG_DIR" "$DATA_DIR"
     printf '# %s cluster.sh: starting %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$id" >>"$LOG_DIR/$id.log"
     # setsid: the node gets a session of its own, so a Ctrl-C or hangup of this terminal does not
     # reach it; it execs in place (this shell is not a process-group leader), so $! is rexnode.
-    setsid "$REXNODE" --cluster "$CLUSTER_FILE" --id "$id" "${args[@]}" >>"$LOG_DIR/$id.log" 2>&1 </dev/null &
+    setsid "$REXNODE" --cluster "$CLUSTER_FILE" --id "$id" --data-dir "$DATA_DIR/$id" "${args[@]}" >>"$LOG_DIR/$id.log" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$PID_DIR/$id.pid"
 }
@@ -304,6 +307,8 @@ cmd_up() {
             [ ${#ports[@]} -eq $((3 * count)) ] || fatal "could not pick $((3 * count)) free ports"
         fi
         rm -rf "$PID_DIR" "$LOG_DIR"
+        # A new cluster starts empty; a restarted node (restart, kill + restart) keeps its data.
+        [ "${REX_KEEP_DATA:-}" = 1 ] || rm -rf "$DATA_DIR"
         mkdir -p "$STATE_DIR" "$LOG_DIR"
         write_cluster_file "$count" "$secured" "${ports[@]}"
         printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"

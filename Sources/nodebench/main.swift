@@ -42,6 +42,7 @@ do {
         }
         alarm(300)
         try await IdleFollows.run(follows: follows, seconds: seconds)
+    case "durable": try await DurableThroughput.main(Array(arguments.dropFirst()))
     default:
         var sync = FollowChurn.Sync.publisher
         let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "nodebench", usage: [

@@ -30,6 +30,9 @@ public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringCon
         public static let limitReached = Code(rawValue: "limitReached")
         /// The operator's role does not allow the operation (a `viewer` sending a `dispatch`).
         public static let forbidden = Code(rawValue: "forbidden")
+        /// The node could not make the action durable (its journal failed to commit): the
+        /// action was not applied, and the node takes no more operator actions.
+        public static let notDurable = Code(rawValue: "notDurable")
 
         public var description: String { rawValue }
     }

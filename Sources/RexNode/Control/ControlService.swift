@@ -20,6 +20,8 @@ final class ControlService {
     private let log: NodeLogger
     private let limits: NodeLimits
     private var bound: ReactorBound<ControlService>?
+    /// With a data directory: operator actions go through the journal (answered after commit).
+    private let durable: DurableDispatch?
     /// The open watches (set up by `start()`).
     private(set) var watchers: ControlWatchers?
     /// Requests answered, by operation and result (for the metrics).
@@ -39,9 +41,10 @@ final class ControlService {
 
     init(
         socket: ZMQSocket, reactor: Reactor, node: NodeInfo, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        io: NodeIO, log: NodeLogger, policy: ZapPolicy? = nil
+        io: NodeIO, log: NodeLogger, policy: ZapPolicy? = nil, durable: DurableDispatch? = nil
     ) {
         self.policy = policy
+        self.durable = durable
         self.socket = socket
         self.reactor = reactor
         self.node = node
@@ -65,6 +68,14 @@ final class ControlService {
         watchers = ControlWatchers(
             store: store, bound: bound, uptimeMs: { node.uptimeMs }, maxReplyBytes: limits.maxReplyBytes, log: log
         ) { [unowned self] envelope, payload in send(envelope, payload) }
+        if let durable {
+            let mode = durable.mode
+            // Weak: the journal's last reports may come after this service is gone.
+            durable.answer = { [weak self] envelope, id, action in
+                self?.reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: action, durability: mode))))
+            }
+            durable.refuse = { [weak self] envelope, id, error in self?.refuse(envelope, id: id, error) }
+        }
         reader = reactor.addReader(socket) { [unowned self] in drain() }
     }
 
@@ -137,9 +148,15 @@ final class ControlService {
                 throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'")
             }
             let action = try NodeAction(operatorAction, within: limits)
+            if let durable {
+                try durable.submit(action, operatorAction, envelope: envelope, id: id)
+                return
+            }
             try checkRoom(for: action)
             store.dispatch(action)
-            log.debug("dispatched", ["action": "\(action)"])
+            // Formatting an action (reflection) costs more than the rest of its dispatch: only
+            // when the line is written.
+            if log.level <= .debug { log.debug("dispatched", ["action": "\(action)"]) }
             reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: operatorAction))))
         case .state:
             // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)

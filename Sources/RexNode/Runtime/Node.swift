@@ -27,6 +27,7 @@ public final class Node: Sendable {
     private let metrics: ReactorBound<MetricsEndpoint>?
     /// The ZAP handler of a secured node (nil: the node runs plain).
     private let gatekeeper: ReactorBound<NodeGatekeeper>?
+    private let durable: DurableRuntime?
     private let log: NodeLogger
     private let stopped = Mutex(false)
     private let trimmer = MemoryTrimmer()
@@ -35,9 +36,10 @@ public final class Node: Sendable {
         id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
         reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>,
         metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger,
-        gatekeeper: ReactorBound<NodeGatekeeper>? = nil
+        gatekeeper: ReactorBound<NodeGatekeeper>? = nil, durable: DurableRuntime? = nil
     ) {
         self.gatekeeper = gatekeeper
+        self.durable = durable
         self.id = id
         self.metricsEndpoint = metricsEndpoint
         self.metrics = metrics
@@ -65,6 +67,21 @@ public final class Node: Sendable {
         }
         let reactor = Reactor(name: "rexnode-\(configuration.id)")
         let startedAt = ContinuousClock.now
+        // The durable state first: recovered (or refused) before anything binds.
+        let durable: DurableRuntime?
+        if let options = configuration.durable {
+            do {
+                let opened = try DurableRuntime.open(options, reactor: reactor, log: log)
+                log.info("recovered", opened.report.fields.merging(["data_dir": options.directory, "durability": options.mode.rawValue]) { $1 })
+                durable = opened
+            } catch {
+                reactor.stop()
+                try? context.terminate(timeout: .seconds(1))
+                throw NodeError(.unusableState, error.message)
+            }
+        } else {
+            durable = nil
+        }
         do {
             let node = try reactor.sync { () throws -> Node in
                 let limits = configuration.settings.limits
@@ -116,6 +133,7 @@ public final class Node: Sendable {
                 let boundIO = ReactorBound(io, on: reactor)
                 var initial = NodeState(id: configuration.id, settings: configuration.settings)
                 for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }
+                if let durable { initial = durable.recovered.restore(onto: initial) }
                 let clock = ContinuousClock()
                 let environment = NodeEnvironment(
                     transport: .live(boundIO), settings: configuration.settings, clock: clock, log: log
@@ -129,7 +147,8 @@ public final class Node: Sendable {
                 let service = ControlService(
                     socket: controlSocket, reactor: reactor,
                     node: .init(id: configuration.id, pub: io.pubEndpoint, control: controlEndpoint, startedAt: startedAt),
-                    store: store, io: io, log: log, policy: policy
+                    store: store, io: io, log: log, policy: policy,
+                    durable: durable?.makeDispatch(store: store, reactor: reactor, nodeID: configuration.id)
                 )
                 service.start()
                 var metrics: MetricsEndpoint?
@@ -148,7 +167,7 @@ public final class Node: Sendable {
                     id: configuration.id, pubEndpoint: io.pubEndpoint, controlEndpoint: controlEndpoint, store: store,
                     reactor: reactor, context: context, io: boundIO, control: ReactorBound(service, on: reactor),
                     metricsEndpoint: metricsEndpoint, metrics: metrics.map { ReactorBound($0, on: reactor) }, log: log,
-                    gatekeeper: gatekeeper.map { ReactorBound($0, on: reactor) }
+                    gatekeeper: gatekeeper.map { ReactorBound($0, on: reactor) }, durable: durable
                 )
             }
             log.info("started", [
@@ -161,10 +180,12 @@ public final class Node: Sendable {
             }
             return node
         } catch let error as ZMQError {
+            durable?.close()
             reactor.stop()
             try? context.terminate(timeout: .seconds(1))
             throw NodeError(.socketFailure, error.description)
         } catch {
+            durable?.close()
             reactor.stop()
             try? context.terminate(timeout: .seconds(1))
             throw NodeError(.socketFailure, "\(error)")
@@ -179,7 +200,8 @@ public final class Node: Sendable {
         UInt64(UInt32.random(in: 1...UInt32.max))
     }
 
-    /// Queues an action on the node's store (from any thread).
+    /// Queues an action on the node's store (from any thread). Not journaled: with a data
+    /// directory, only the operator actions accepted on the control endpoint are durable.
     public func dispatch(_ action: NodeAction) {
         store.dispatch(action)
     }
@@ -232,7 +254,14 @@ public final class Node: Sendable {
         guard stopped.withLock({ already in defer { already = true }; return !already }) else { return }
         log.info("stopping")
         let control = self.control
-        try? reactor.sync { control.value.acceptingDispatch = false }
+        let durable = self.durable
+        try? reactor.sync {
+            control.value.acceptingDispatch = false
+            durable?.stopAccepting()
+        }
+        // The last commit, then its replies and actions (reactor jobs) before the store goes.
+        durable?.close()
+        try? reactor.sync {}
         await store.release()
         let io = self.io
         let metrics = self.metrics

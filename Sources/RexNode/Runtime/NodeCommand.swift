@@ -34,6 +34,14 @@ public enum NodeCommand {
       --operators FILE         Operators and roles (default: operators.json beside the cluster file).
       --insecure               Run plain even with keys, or with a control endpoint off loopback (logged at start).
 
+    DURABILITY (see README, "Durability"):
+      --data-dir DIR           Keep the node's feeds, follows and peer changes in DIR (SQLite, WAL
+                               mode): restored at start, before the control endpoint opens.
+      --durability MODE        batch: answer "accepted" once the action's batch is committed
+                               (fsync'd); none: answer at once (default batch with --data-dir).
+      --compact-actions N      Fold the journal into a new snapshot every N actions (default 50000).
+      --compact-bytes N        … or every N journal bytes (default 16777216).
+
     LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
       --max-name-bytes N       Longest topic, name, peer id, sender or endpoint (default 256).
       --max-value-bytes N      Largest feed value or message payload (default 16384).
@@ -82,6 +90,10 @@ public enum NodeCommand {
         var settings = NodeSettings()
         var level = NodeLogger.Level.info
         var logFormat = LogFormat.text
+        var dataDirectory: String?
+        var durability: DurabilityMode?
+        var compactActions: Int?
+        var compactBytes: Int?
         var index = 0
 
         func value(for flag: String) throws(UsageError) -> String {
@@ -137,6 +149,15 @@ public enum NodeCommand {
             case "--max-streams-per-follow": settings.limits.maxStreamsPerFollow = try count(for: argument)
             case "--queue-messages": settings.limits.queueMessages = try count(for: argument)
             case "--snapshot-rate": settings.limits.snapshotMessagesPerSecond = try count(for: argument)
+            case "--data-dir": dataDirectory = try value(for: argument)
+            case "--durability":
+                let name = try value(for: argument)
+                guard let mode = DurabilityMode(rawValue: name) else {
+                    throw UsageError(message: "--durability takes none or batch (got '\(name)')")
+                }
+                durability = mode
+            case "--compact-actions": compactActions = try count(for: argument)
+            case "--compact-bytes": compactBytes = try count(for: argument)
             case "--log-level":
                 let name = try value(for: argument)
                 guard let parsed = NodeLogger.Level(name: name) else {
@@ -184,6 +205,14 @@ public enum NodeCommand {
         configuration.logLevel = level
         configuration.logFormat = logFormat
         configuration.insecure = insecure
+        if let dataDirectory {
+            var durable = DurableOptions(directory: dataDirectory, mode: durability ?? .batch)
+            if let compactActions { durable.compactEveryActions = compactActions }
+            if let compactBytes { durable.compactEveryBytes = compactBytes }
+            configuration.durable = durable
+        } else if durability != nil || compactActions != nil || compactBytes != nil {
+            throw UsageError(message: "--durability, --compact-actions and --compact-bytes need --data-dir")
+        }
         do {
             try configuration.validate()
         } catch {

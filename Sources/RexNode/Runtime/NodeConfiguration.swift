@@ -20,6 +20,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var security: NodeSecurity?
     /// Run plain even where that is refused by default (a control endpoint off loopback).
     public var insecure: Bool = false
+    /// The node's data directory and durability (`--data-dir`); nil: nothing survives the process.
+    public var durable: DurableOptions?
 
     public init(
         id: String,
@@ -28,8 +30,10 @@ public struct NodeConfiguration: Sendable, Equatable {
         peers: [String: String] = [:],
         settings: NodeSettings = NodeSettings(),
         logLevel: NodeLogger.Level = .info,
-        metricsEndpoint: String? = nil
+        metricsEndpoint: String? = nil,
+        durable: DurableOptions? = nil
     ) {
+        self.durable = durable
         self.metricsEndpoint = metricsEndpoint
         self.id = id
         self.pubEndpoint = pubEndpoint
@@ -80,6 +84,16 @@ public struct NodeConfiguration: Sendable, Equatable {
         }
         for (flag, value) in settings.limits.all where !(1...NodeCommand.maxLimit).contains(value) {
             throw NodeError(.invalidConfiguration, "\(flag) must be from 1 to \(NodeCommand.maxLimit) (got \(value))")
+        }
+        if let durable {
+            guard !durable.directory.isEmpty, !durable.directory.utf8.contains(0) else {
+                throw NodeError(.invalidConfiguration, "--data-dir must be a directory path")
+            }
+            for (flag, value) in [("--compact-actions", durable.compactEveryActions), ("--compact-bytes", durable.compactEveryBytes),
+                                  ("max pending actions", durable.maxPendingActions), ("max pending bytes", durable.maxPendingBytes)]
+            where !(1...NodeCommand.maxLimit).contains(value) {
+                throw NodeError(.invalidConfiguration, "\(flag) must be from 1 to \(NodeCommand.maxLimit) (got \(value))")
+            }
         }
     }
 
@@ -135,6 +149,8 @@ public struct NodeError: Error, Sendable, CustomStringConvertible {
         case invalidConfiguration
         /// A socket could not be bound or created (exit 1).
         case socketFailure
+        /// The data directory's state cannot be used: damaged, in use, or unreadable (exit 1).
+        case unusableState
     }
 
     public let code: Code

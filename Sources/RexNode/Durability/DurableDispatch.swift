@@ -1,0 +1,188 @@
+import RexControl
+import SQLite
+import SwiftRex
+
+/// The control endpoint's path for operator actions on a node with a data directory: admit,
+/// journal, then apply and answer — in `batch` mode only after the commit.
+///
+/// On the reactor thread only. Actions admitted during a turn of the reactor are handed to the
+/// journal writer at the turn's end (a turn drains up to 256 requests per socket read), so a
+/// pipelined client's actions share commits; the writer's answer comes back as a reactor job
+/// that dispatches the committed actions into the store, in order, and sends their replies.
+/// The store never holds an action that is not (being) written, and in `batch` mode never one
+/// that is not committed: what followers see was durable first.
+final class DurableDispatch {
+    /// One admitted action waiting for its commit, and where its answer goes.
+    struct Waiting {
+        let action: NodeAction
+        let operatorAction: OperatorAction
+        let envelope: [[UInt8]]
+        let id: JSONValue
+    }
+
+    let mode: DurabilityMode
+    private let writer: JournalWriter
+    private let store: Store<NodeAction, NodeState, NodeEnvironment>
+    private let reactor: Reactor
+    private let limits: NodeLimits
+    private let nodeID: String
+    private let maxPending: Int
+    private let maxPendingBytes: Int
+    private var ledger: AdmissionLedger
+    /// Admitted this turn, not yet handed to the writer.
+    private var unsent: [NodeAction] = []
+    /// Waiting for their commit (batch mode) or the turn's end (none), oldest first.
+    private var waiting: [Waiting] = []
+    private var waitingStart = 0
+    /// Actions submitted to the writer and not yet reported on (both modes), and their bytes.
+    private var inFlight = 0
+    private var inFlightBytes = 0
+    /// The bytes of each action handed to the writer and not reported on, oldest first, by
+    /// submission (one entry per flush: count and bytes).
+    private var flushed: [(count: Int, bytes: Int)] = []
+    private var flushedStart = 0
+    private var unsentBytes = 0
+    private var failure: SQLiteError?
+    private var hook: TurnEndToken?
+    /// Sends a reply; set by the control service.
+    var answer: (_ envelope: [[UInt8]], _ id: JSONValue, _ action: OperatorAction) -> Void = { _, _, _ in }
+    var refuse: (_ envelope: [[UInt8]], _ id: JSONValue, _ error: ControlError) -> Void = { _, _, _ in }
+
+    init(
+        writer: JournalWriter, mode: DurabilityMode, store: Store<NodeAction, NodeState, NodeEnvironment>,
+        reactor: Reactor, maxPending: Int, maxPendingBytes: Int, nodeID: String
+    ) {
+        self.maxPendingBytes = maxPendingBytes
+        reactor.checkIsolated()
+        self.writer = writer
+        self.mode = mode
+        self.store = store
+        self.reactor = reactor
+        self.limits = store.state.settings.limits
+        self.nodeID = nodeID
+        self.maxPending = maxPending
+        self.ledger = AdmissionLedger(store.state)
+        hook = reactor.addTurnEndHook { [unowned self] in flush() }
+    }
+
+    /// Admits `action` and queues it for the journal; it is applied and answered after its
+    /// commit (`batch`) or at the end of this reactor turn (`none`).
+    ///
+    /// - Throws: `limitReached` past a feed, follow or peer limit, or while `maxPending`
+    ///   actions wait for the journal; `notDurable` once the journal has failed.
+    func submit(_ action: NodeAction, _ operatorAction: OperatorAction, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
+        if let failure {
+            throw ControlError(.notDurable, "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions")
+        }
+        guard inFlight + unsent.count < maxPending, inFlightBytes + unsentBytes < maxPendingBytes else {
+            throw ControlError(.limitReached, "node \(nodeID) has \(inFlight + unsent.count) actions "
+                + "(\(inFlightBytes + unsentBytes) bytes) waiting for its journal; retry shortly")
+        }
+        try ledger.admit(action, limits: limits, node: nodeID)
+        unsent.append(action)
+        unsentBytes += Self.bytes(of: action)
+        // In both modes the action waits in `waiting`: for its commit (batch), or for the end of
+        // this reactor turn (none), where the turn's actions go into the store and their answers
+        // out together — measured cheaper than interleaving a dispatch and a reply with every
+        // request's parsing, and the same turn, so no later.
+        waiting.append(Waiting(action: action, operatorAction: operatorAction, envelope: envelope, id: id))
+    }
+
+    /// Hands this turn's actions to the writer (the reactor's turn-end hook).
+    private func flush() {
+        guard !unsent.isEmpty else { return }
+        if mode == .none {
+            for entry in waiting { store.dispatch(entry.action) }
+            for entry in waiting { answer(entry.envelope, entry.id, entry.operatorAction) }
+            waiting.removeAll(keepingCapacity: true)
+        }
+        inFlight += unsent.count
+        inFlightBytes += unsentBytes
+        flushed.append((unsent.count, unsentBytes))
+        writer.submit(unsent)
+        unsent.removeAll(keepingCapacity: true)
+        unsentBytes = 0
+    }
+
+    /// Roughly what an action holds in memory while it waits: its strings.
+    private static func bytes(of action: NodeAction) -> Int {
+        switch action {
+        case .set(let topic, let value): 64 + topic.utf8.count + value.utf8.count
+        case .publish(let topic, let payload): 64 + topic.utf8.count + payload.utf8.count
+        case .follow(let name, let topic, let from): 64 + name.utf8.count + topic.utf8.count + (from?.utf8.count ?? 0)
+        case .unset(let text), .unfollow(let text), .removePeer(let text): 64 + text.utf8.count
+        case .addPeer(let id, let endpoint): 64 + id.utf8.count + endpoint.utf8.count
+        case .received, .heartbeat, .tick: 64
+        }
+    }
+
+    /// Releases the byte count of the next `count` reported actions (reports cover whole flushes:
+    /// the writer takes everything queued, which is a run of whole flushes).
+    private func release(_ count: Int) {
+        var left = count
+        while left > 0, flushedStart < flushed.count {
+            let entry = flushed[flushedStart]
+            left -= entry.count
+            inFlightBytes -= entry.bytes
+            flushedStart += 1
+        }
+        if flushedStart == flushed.count {
+            flushed.removeAll(keepingCapacity: true)
+            flushedStart = 0
+        } else if flushedStart > 1024, flushedStart * 2 > flushed.count {
+            flushed.removeFirst(flushedStart)
+            flushedStart = 0
+        }
+    }
+
+    /// The writer's report, on the reactor: apply and answer what committed; refuse what did
+    /// not (and take nothing more).
+    func handle(_ outcome: JournalWriter.Outcome) {
+        switch outcome {
+        case .committed(let count):
+            inFlight -= count
+            release(count)
+            guard mode == .batch else { return }
+            let end = min(waitingStart + count, waiting.count)
+            for index in waitingStart..<end {
+                let entry = waiting[index]
+                store.dispatch(entry.action)
+                answer(entry.envelope, entry.id, entry.operatorAction)
+            }
+            advance(to: end)
+        case .failed(let count, let error):
+            inFlight -= count
+            release(count)
+            failure = error
+            guard mode == .batch else { return }
+            let end = min(waitingStart + count, waiting.count)
+            for index in waitingStart..<end {
+                let entry = waiting[index]
+                refuse(entry.envelope, entry.id, ControlError(.notDurable, "node \(nodeID) could not commit the action to its journal "
+                    + "(\(error)); it was not applied"))
+            }
+            advance(to: end)
+        }
+    }
+
+    /// Drops answered entries; the array is compacted once half of it is answered, so a
+    /// steady load costs O(1) per action.
+    private func advance(to end: Int) {
+        waitingStart = end
+        if waitingStart == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
+        } else if waitingStart > 4096, waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+    }
+
+
+    /// On the reactor: sends what this turn admitted, and stops the turn-end hook.
+    func stopAccepting() {
+        flush()
+        if let hook { reactor.removeTurnEndHook(hook) }
+        hook = nil
+    }
+}

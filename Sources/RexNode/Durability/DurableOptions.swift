@@ -1,0 +1,34 @@
+public import RexControl
+
+/// Where and how a node keeps its durable state (`rexnode --data-dir DIR`).
+public struct DurableOptions: Sendable, Equatable {
+    /// The node's data directory (created if missing): `node.db` and its `node.db-wal`.
+    public var directory: String
+    /// When an accepted operator action is answered (`--durability`, default `batch`).
+    public var mode: DurabilityMode
+    /// A new snapshot once this many actions are journaled since the last (`--compact-actions`).
+    public var compactEveryActions: Int
+    /// … or once the journal since the last snapshot holds this many bytes (`--compact-bytes`).
+    public var compactEveryBytes: Int
+    /// The most accepted actions waiting for their commit; past it a dispatch is refused
+    /// (`limitReached`) until the journal catches up.
+    public var maxPendingActions: Int
+    /// … or while this many bytes of names and values wait (a slow disk must not cost memory
+    /// without bound).
+    public var maxPendingBytes: Int
+
+    public init(
+        directory: String, mode: DurabilityMode = .batch, compactEveryActions: Int = 50_000,
+        compactEveryBytes: Int = 16 << 20, maxPendingActions: Int = 100_000, maxPendingBytes: Int = 64 << 20
+    ) {
+        self.maxPendingBytes = maxPendingBytes
+        self.directory = directory
+        self.mode = mode
+        self.compactEveryActions = compactEveryActions
+        self.compactEveryBytes = compactEveryBytes
+        self.maxPendingActions = maxPendingActions
+    }
+
+    /// The database file inside `directory`.
+    public var databasePath: String { directory + "/node.db" }
+}

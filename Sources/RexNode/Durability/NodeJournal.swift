@@ -1,0 +1,346 @@
+import Foundation
+import RexControl
+import SQLite
+
+/// A node's durable state in SQLite: the latest snapshot plus a journal of the operator actions
+/// accepted since, one row per committed batch (group commit).
+///
+/// ```
+/// meta(key, value)                       format, snapshot_seq, snapshot_chunks
+/// snapshot(chunk, payload, crc)          the snapshot's records, in chunks of up to 256 KiB
+/// journal(batch, last_seq, actions, payload, crc)
+/// ```
+///
+/// Actions are numbered from 1 for the life of the data directory; a batch row holds the
+/// records of `actions` actions ending at `last_seq`. Every row carries a CRC-32 of its numbers
+/// and bytes: SQLite checksums its log, not a row that rots in the database file.
+///
+/// The database runs in WAL mode with exclusive locking (one node per directory; the lock goes
+/// with the process). `batch` durability commits with `synchronous=FULL` (the log is fsync'd at
+/// every commit); `none` with `NORMAL` (no fsync per commit; a kill -9 still loses nothing that
+/// was written, a power cut may).
+///
+/// Not thread-safe: it lives on the journal writer's thread.
+final class NodeJournal {
+    static let formatVersion: Int64 = 1
+    static let chunkBytes = 256 << 10
+
+    let options: DurableOptions
+    private let db: SQLiteConnection
+    private let log: NodeLogger
+    private var insertBatch: SQLiteStatement?
+    /// The fold of everything committed: what the next snapshot writes.
+    private(set) var state: DurableState
+    private(set) var lastSequence: UInt64
+    private var nextBatch: Int64
+    private var actionsSinceSnapshot = 0
+    private var bytesSinceSnapshot = 0
+
+    /// Opens (or creates) the journal in `options.directory` and recovers its state.
+    init(options: DurableOptions, log: NodeLogger) throws(DurableStateError) {
+        self.options = options
+        self.log = log
+        let start = ContinuousClock.now
+        let directory = options.directory
+        var report = RecoveryReport()
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw DurableStateError("cannot create the data directory \(directory): \(error.localizedDescription)")
+        }
+
+        // The log's tail, judged before SQLite opens (and silently repairs) it.
+        let walPath = options.databasePath + "-wal"
+        let scan = WriteAheadLogScan.scan(path: walPath)
+        if scan.damagedMiddle {
+            throw .damaged("\(walPath) has a damaged frame followed by \(scan.committedAfterDamage) committed transactions "
+                + "(after frame \(scan.committedFrames))", directory: directory)
+        }
+        report.discardedLogFrames = scan.discardedFrames
+        report.discardedLogBytes = scan.partialBytes
+
+        let db: SQLiteConnection
+        do throws(SQLiteError) {
+            db = try SQLiteConnection(path: options.databasePath)
+            // Exclusive: a second node on this directory fails here instead of interleaving.
+            try db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            let mode = try db.scalarText("PRAGMA journal_mode=WAL")
+            guard mode == "wal" else { throw SQLiteError(code: 1, message: "journal mode is \(mode ?? "unknown"), not wal", operation: "open") }
+            try db.execute("PRAGMA synchronous=\(options.mode == .batch ? "FULL" : "NORMAL")")
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS snapshot(chunk INTEGER PRIMARY KEY, payload BLOB NOT NULL, crc INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS journal(batch INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,
+                    actions INTEGER NOT NULL, payload BLOB NOT NULL, crc INTEGER NOT NULL);
+                INSERT OR IGNORE INTO meta(key, value) VALUES ('format', \(Self.formatVersion)), ('snapshot_seq', 0), ('snapshot_chunks', 0);
+                """)
+        } catch let error where error.code & 0xff == 5 || error.code & 0xff == 6 {
+            throw DurableStateError("the data directory \(directory) is in use by another process (\(error.message)); "
+                + "give every node a directory of its own")
+        } catch let error where error.isCorruption {
+            throw .damaged("\(error)", directory: directory)
+        } catch {
+            throw DurableStateError("cannot open the durable state in \(directory): \(error)")
+        }
+        self.db = db
+
+        do {
+            guard try Self.meta(db, "format") == Self.formatVersion else {
+                throw DurableStateError("\(options.databasePath) has format \(try Self.meta(db, "format")) and this rexnode reads "
+                    + "format \(Self.formatVersion); run the rexnode that wrote it, or move the directory aside")
+            }
+            let check = try db.scalarText("PRAGMA quick_check") ?? "no answer"
+            guard check == "ok" else { throw DurableStateError.damaged("SQLite's quick_check says: \(check)", directory: directory) }
+            var state = DurableState()
+            let snapshotSequence = UInt64(clamping: try Self.meta(db, "snapshot_seq"))
+            report.snapshotSequence = snapshotSequence
+            try Self.readSnapshot(db, sequence: snapshotSequence, into: &state, directory: directory)
+            report.snapshotEntries = state.feeds.count + state.follows.count + state.addedPeers.count + state.removedPeers.count
+            var last = snapshotSequence
+            var nextBatch: Int64 = 1
+            let replay = try Self.replayJournal(db, after: snapshotSequence, into: &state, directory: directory, log: log)
+            last = replay.lastSequence ?? last
+            nextBatch = replay.nextBatch
+            report.journalBatches = replay.batches
+            report.journalActions = replay.actions
+            report.truncatedJournalBatches = replay.truncated
+            report.lastSequence = last
+            self.state = state
+            self.lastSequence = last
+            self.nextBatch = nextBatch
+            self.actionsSinceSnapshot = replay.actions
+            self.bytesSinceSnapshot = replay.bytes
+            insertBatch = try db.prepare("INSERT INTO journal(batch, last_seq, actions, payload, crc) VALUES (?, ?, ?, ?, ?)")
+            // Everything valid into the database file, the -wal emptied: a discarded tail is gone.
+            _ = try db.checkpoint(truncate: true)
+        } catch let error as DurableStateError {
+            db.close()
+            throw error
+        } catch let error as SQLiteError where error.isCorruption {
+            db.close()
+            throw .damaged("\(error)", directory: directory)
+        } catch {
+            db.close()
+            throw DurableStateError("cannot read the durable state in \(directory): \(error)")
+        }
+        Self.syncDirectory(directory)
+        report.elapsedMs = (ContinuousClock.now - start).wholeMilliseconds
+        self.report = report
+        if report.discardedLogFrames > 0 || report.discardedLogBytes > 0 {
+            log.warning("journal_tail_discarded", [
+                "frames": "\(report.discardedLogFrames)", "bytes": "\(report.discardedLogBytes)",
+                "reason": "the write-ahead log ended in a transaction that never committed (torn, cut short or damaged); "
+                    + "it was never acknowledged, and is truncated",
+            ])
+        }
+    }
+
+    /// What recovery found.
+    let report: RecoveryReport
+
+    /// Commits `actions` (the durable ones; others are skipped) as one batch, in one transaction;
+    /// then folds them into `state` and compacts when a threshold is passed. An empty batch
+    /// commits nothing.
+    func append(_ actions: [NodeAction]) throws(SQLiteError) {
+        var payload: [UInt8] = []
+        var count = 0
+        for action in actions where ActionRecord.append(action, to: &payload) { count += 1 }
+        guard count > 0 else { return }
+        let last = lastSequence + UInt64(count)
+        let batch = nextBatch
+        guard let insertBatch else { throw SQLiteError(code: 21, message: "the journal is closed", operation: "append") }
+        try db.transaction { () throws(SQLiteError) in
+            try insertBatch.bind(1, batch)
+            try insertBatch.bind(2, Int64(clamping: last))
+            try insertBatch.bind(3, Int64(count))
+            try insertBatch.bind(4, blob: payload)
+            try insertBatch.bind(5, Int64(Self.batchCRC(batch: batch, last: last, count: count, payload)))
+            try insertBatch.run()
+        }
+        nextBatch += 1
+        lastSequence = last
+        for action in actions { state.apply(action) }
+        actionsSinceSnapshot += count
+        bytesSinceSnapshot += payload.count
+        if actionsSinceSnapshot >= options.compactEveryActions || bytesSinceSnapshot >= options.compactEveryBytes {
+            try compact()
+        }
+    }
+
+    /// Writes `state` as the new snapshot and deletes the journal it folds, in one transaction;
+    /// then checkpoints the log into the database file.
+    func compact() throws(SQLiteError) {
+        let start = ContinuousClock.now
+        var chunks: [[UInt8]] = []
+        var chunk: [UInt8] = []
+        for action in state.actions {
+            ActionRecord.append(action, to: &chunk)
+            if chunk.count >= Self.chunkBytes {
+                chunks.append(chunk)
+                chunk = []
+            }
+        }
+        if !chunk.isEmpty { chunks.append(chunk) }
+        let sequence = lastSequence
+        try db.transaction { () throws(SQLiteError) in
+            try db.execute("DELETE FROM snapshot")
+            let insert = try db.prepare("INSERT INTO snapshot(chunk, payload, crc) VALUES (?, ?, ?)")
+            for (index, payload) in chunks.enumerated() {
+                try insert.bind(1, Int64(index))
+                try insert.bind(2, blob: payload)
+                try insert.bind(3, Int64(Self.chunkCRC(chunk: index, sequence: sequence, payload)))
+                try insert.run()
+            }
+            try db.execute("""
+                UPDATE meta SET value = \(Int64(clamping: sequence)) WHERE key = 'snapshot_seq';
+                UPDATE meta SET value = \(chunks.count) WHERE key = 'snapshot_chunks';
+                DELETE FROM journal WHERE last_seq <= \(Int64(clamping: sequence));
+                """)
+        }
+        actionsSinceSnapshot = 0
+        bytesSinceSnapshot = 0
+        _ = try db.checkpoint(truncate: false)
+        log.info("journal_compacted", [
+            "snapshot_seq": "\(sequence)", "chunks": "\(chunks.count)", "bytes": "\(chunks.reduce(0) { $0 + $1.count })",
+            "elapsed_ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
+        ])
+    }
+
+    /// Closes the database (SQLite checkpoints and removes the -wal file).
+    func close() {
+        // Statements first: a connection closes for real (and lets go of its lock) only once
+        // none is left.
+        insertBatch = nil
+        db.close()
+    }
+
+    // MARK: - Recovery
+
+    private static func meta(_ db: SQLiteConnection, _ key: String) throws(SQLiteError) -> Int64 {
+        let statement = try db.prepare("SELECT value FROM meta WHERE key = ?")
+        try statement.bind(1, text: key)
+        guard try statement.step() else { throw SQLiteError(code: 11, message: "meta '\(key)' is missing", operation: "recover") }
+        return statement.int64(0)
+    }
+
+    private static func readSnapshot(
+        _ db: SQLiteConnection, sequence: UInt64, into state: inout DurableState, directory: String
+    ) throws -> Void {
+        let expected = try meta(db, "snapshot_chunks")
+        let rows = try db.prepare("SELECT chunk, payload, crc FROM snapshot ORDER BY chunk")
+        var index: Int64 = 0
+        while try rows.step() {
+            let chunk = rows.int64(0)
+            let payload = rows.blob(1)
+            guard chunk == index, index < expected else {
+                throw DurableStateError.damaged("the snapshot has chunk \(chunk) where chunk \(index) of \(expected) belongs", directory: directory)
+            }
+            guard UInt32(truncatingIfNeeded: rows.int64(2)) == chunkCRC(chunk: Int(index), sequence: sequence, payload) else {
+                throw DurableStateError.damaged("snapshot chunk \(index) of \(expected) fails its checksum", directory: directory)
+            }
+            do {
+                try ActionRecord.decode(payload) { state.apply($0) }
+            } catch {
+                throw DurableStateError.damaged("snapshot chunk \(index): \(error)", directory: directory)
+            }
+            index += 1
+        }
+        guard index == expected else {
+            throw DurableStateError.damaged("the snapshot has \(index) chunks of the \(expected) it was written with", directory: directory)
+        }
+    }
+
+    private struct Replay {
+        var lastSequence: UInt64?
+        var nextBatch: Int64 = 1
+        var batches = 0
+        var actions = 0
+        var bytes = 0
+        var truncated = 0
+    }
+
+    /// Folds the journal's batches after `snapshot` into `state`. A batch that fails its
+    /// checksum (or does not parse) is a damaged tail when it is the last one — removed, and
+    /// logged — and damage in the middle otherwise (refused).
+    private static func replayJournal(
+        _ db: SQLiteConnection, after snapshot: UInt64, into state: inout DurableState, directory: String, log: NodeLogger
+    ) throws -> Replay {
+        var replay = Replay()
+        // Batch numbers far from the end of Int64 (a row can only be numbered by this code; a
+        // larger one is a damaged or foreign file, refused rather than overflowed later).
+        guard let next = (try db.scalarText("SELECT COALESCE(MAX(batch), 0) + 1 FROM journal")).flatMap({ Int64($0) }),
+              (1..<(Int64.max / 2)).contains(next) else {
+            throw DurableStateError.damaged("the journal's batch numbers are out of range", directory: directory)
+        }
+        replay.nextBatch = next
+        let rows = try db.prepare("SELECT batch, last_seq, actions, payload, crc FROM journal WHERE last_seq > ? ORDER BY batch")
+        try rows.bind(1, Int64(clamping: snapshot))
+        var expectedFirst = snapshot + 1
+        var damaged: (batch: Int64, reason: String)?
+        while try rows.step() {
+            let batch = rows.int64(0)
+            if let damaged {
+                throw DurableStateError.damaged("journal batch \(damaged.batch) \(damaged.reason), and batch \(batch) follows it",
+                                                directory: directory)
+            }
+            let last = UInt64(clamping: rows.int64(1))
+            let count = Int(clamping: rows.int64(2))
+            let payload = rows.blob(3)
+            guard UInt32(truncatingIfNeeded: rows.int64(4)) == batchCRC(batch: batch, last: last, count: count, payload) else {
+                damaged = (batch, "fails its checksum")
+                continue
+            }
+            guard count > 0, last >= UInt64(count), last - UInt64(count) + 1 == expectedFirst else {
+                throw DurableStateError.damaged("journal batch \(batch) holds actions up to \(last) (\(count) of them) where "
+                    + "action \(expectedFirst) comes next: actions are missing", directory: directory)
+            }
+            var decoded: [NodeAction]
+            do {
+                decoded = try ActionRecord.decode(payload)
+            } catch {
+                damaged = (batch, "does not parse (\(error))")
+                continue
+            }
+            guard decoded.count == count else {
+                damaged = (batch, "holds \(decoded.count) actions, not \(count)")
+                continue
+            }
+            for action in decoded { state.apply(action) }
+            decoded.removeAll()
+            replay.lastSequence = last
+            replay.batches += 1
+            replay.actions += count
+            replay.bytes += payload.count
+            expectedFirst = last + 1
+        }
+        if let damaged {
+            try db.execute("DELETE FROM journal WHERE batch >= \(damaged.batch)")
+            replay.truncated = 1
+            log.warning("journal_tail_truncated", ["batch": "\(damaged.batch)", "reason": damaged.reason])
+        }
+        return replay
+    }
+
+    // MARK: - Checksums and files
+
+    private static func batchCRC(batch: Int64, last: UInt64, count: Int, _ payload: [UInt8]) -> UInt32 {
+        CRC32.checksum(payload, seed: CRC32.checksum(littleEndian(UInt64(bitPattern: batch)) + littleEndian(last) + littleEndian(UInt64(count))))
+    }
+
+    private static func chunkCRC(chunk: Int, sequence: UInt64, _ payload: [UInt8]) -> UInt32 {
+        CRC32.checksum(payload, seed: CRC32.checksum(littleEndian(UInt64(chunk)) + littleEndian(sequence)))
+    }
+
+    private static func littleEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    /// fsyncs the directory, so the files SQLite created in it (the database, its log) are
+    /// found after a power cut, not only their contents.
+    private static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        _ = Glibc.close(fd)
+    }
+}

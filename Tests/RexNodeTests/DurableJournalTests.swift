@@ -1,0 +1,385 @@
+import Foundation
+import RexControl
+import SQLite
+import Synchronization
+import NodeTestSupport
+import Testing
+@testable import RexNode
+
+/// The journal on disk: what a restart recovers after a clean stop, a crash, a torn or damaged
+/// tail, and a damaged snapshot or middle (refused, with a message that says what to do).
+@Suite struct DurableJournalTests {
+    @Test func recordsRoundTripAndHostileBytesAreRefused() throws {
+        let actions: [NodeAction] = [
+            .set(topic: "eu.prices", value: "42"), .set(topic: "ü", value: ""), .unset(topic: "eu.prices"),
+            .follow(name: "f", topic: "eu.*", from: nil), .follow(name: "g", topic: "t", from: "n2"), .unfollow(name: "f"),
+            .addPeer(id: "n3", endpoint: "tcp://127.0.0.1:7103"), .removePeer(id: "n3"),
+        ]
+        var bytes: [UInt8] = []
+        for action in actions { #expect(ActionRecord.append(action, to: &bytes)) }
+        #expect(!ActionRecord.append(.publish(topic: "t", payload: "p"), to: &bytes))
+        #expect(try ActionRecord.decode(bytes) == actions)
+        // Every cut of a valid stream decodes the whole records before it, or throws; never traps.
+        var refused = 0
+        for cut in 0..<bytes.count {
+            if let decoded = try? ActionRecord.decode(Array(bytes[..<cut])) {
+                #expect(decoded == Array(actions.prefix(decoded.count)))
+            } else {
+                refused += 1
+            }
+        }
+        #expect(refused > bytes.count / 2)
+        #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([99]) }
+        #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([1, 0xff, 0xff, 0xff, 0xff]) }
+        #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([2, 2, 0, 0, 0, 0xff, 0xfe]) }
+    }
+
+    @Test func aLogScanOfHostileBytesNeverTraps() {
+        var generator = SystemRandomNumberGenerator()
+        #expect(WriteAheadLogScan.scan([]) == WriteAheadLogScan())
+        // A valid-looking magic with absurd page sizes, then plain noise of many lengths.
+        for pageSize: UInt32 in [0, 1, 511, 65537, 0xffff_ffff] {
+            var bytes: [UInt8] = [0x37, 0x7f, 0x06, 0x82, 0, 0x2d, 0xe2, 0x18]
+            bytes += withUnsafeBytes(of: pageSize.bigEndian) { Array($0) } + [UInt8](repeating: 7, count: 5000)
+            #expect(WriteAheadLogScan.scan(bytes) == WriteAheadLogScan())
+        }
+        for length in [1, 31, 32, 33, 4127, 4128, 9000] {
+            let noise = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(!WriteAheadLogScan.scan(noise).damagedMiddle)
+        }
+    }
+
+    @Test func durableStateRestoresThroughTheReducer() {
+        var durable = DurableState()
+        for action: NodeAction in [
+            .set(topic: "a", value: "1"), .set(topic: "b", value: "2"), .unset(topic: "a"),
+            .addPeer(id: "n9", endpoint: "tcp://127.0.0.1:7109"), .removePeer(id: "n2"),
+            .follow(name: "f", topic: "t", from: "n9"), .follow(name: "g", topic: "u", from: nil), .unfollow(name: "g"),
+        ] { durable.apply(action) }
+        var initial = NodeState(id: "n1")
+        initial.peers = ["n2": Peer(endpoint: "tcp://127.0.0.1:7102"), "n3": Peer(endpoint: "tcp://127.0.0.1:7103")]
+        let state = durable.restore(onto: initial)
+        #expect(state.feeds == ["b": Feed(value: "2")])
+        #expect(Set(state.peers.keys) == ["n3", "n9"])
+        #expect(state.follows.keys.sorted() == ["f"])
+        #expect(state.follows["f"]?.endpoint == "tcp://127.0.0.1:7109")
+
+        // A limit lowered since: the sorted order decides what stays, the same every time.
+        var many = DurableState()
+        for name in ["c", "a", "b"] { many.apply(.follow(name: name, topic: "t", from: nil)) }
+        let lowered = many.restore(onto: NodeState(id: "n1", settings: NodeSettings(limits: NodeLimits(maxFollows: 1))))
+        #expect(lowered.follows.keys.sorted() == ["a"] && lowered.refused == 2)
+    }
+
+    @Test func aCleanStopAndACrashBothRecoverEveryCommittedBatch() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let batches = sampleBatches(12)
+        try await onDisk {
+            let journal = try NodeJournal(options: dir.options(), log: .quiet)
+            for batch in batches { try journal.append(batch) }
+            // A crash image: the files as they are while the process still runs.
+            try dir.copyImage(to: "crash")
+            journal.close()
+        }
+        let expected = fold(batches)
+        let clean = try await recover(dir.options())
+        #expect(clean.state == expected && clean.lastSequence == durableCount(batches))
+        let crashed = try await recover(dir.options("crash"))
+        #expect(crashed.state == expected)
+        #expect(crashed.report.journalBatches == batches.count)
+        #expect(crashed.report.discardedLogFrames == 0 && crashed.report.discardedLogBytes == 0)
+    }
+
+    @Test func compactionFoldsTheJournalIntoASnapshot() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let batches = sampleBatches(30)
+        var options = dir.options()
+        options.compactEveryActions = 25
+        try await append(batches, options)
+        let reopened = try await recover(options)
+        #expect(reopened.state == fold(batches))
+        #expect(reopened.report.snapshotSequence > 0)
+        #expect(reopened.report.journalActions < 25)
+        #expect(reopened.report.lastSequence == durableCount(batches))
+    }
+
+    @Test func aTornTailIsDiscardedTruncatedAndLogged() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let batches = sampleBatches(8)
+        try await crashImage(dir, batches)
+        let wal = dir.path + "/crash/node.db-wal"
+        // Cut the log in the middle of its last frame (a write the crash interrupted).
+        try truncate(wal, to: try fileSize(wal) - 1000)
+        let lines = LogLines()
+        let (recovered, sizeAfter) = try await onDisk {
+            let journal = try NodeJournal(options: dir.options("crash"), log: lines.logger)
+            let recovered = Recovered(journal)
+            let size = try fileSize(wal)
+            // And the journal continues after the last batch it kept.
+            try journal.append([.set(topic: "after", value: "1")])
+            journal.close()
+            return (recovered, size)
+        }
+        #expect(recovered.state == fold(batches.dropLast()))
+        #expect(recovered.report.discardedLogBytes > 0)
+        #expect(lines.contains("journal_tail_discarded"))
+        #expect(sizeAfter == 0, "the torn tail is truncated once recovery checkpointed the log")
+        let again = try await recover(dir.options("crash"))
+        #expect(again.state == fold(batches.dropLast() + [[.set(topic: "after", value: "1")]]))
+    }
+
+    @Test func aDamagedByteInTheLastFrameDropsOnlyTheLastBatch() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let batches = sampleBatches(8)
+        try await crashImage(dir, batches)
+        let wal = dir.path + "/crash/node.db-wal"
+        try flipByte(wal, at: try fileSize(wal) - 200)
+        let lines = LogLines()
+        let recovered = try await recover(dir.options("crash"), log: lines.logger)
+        #expect(recovered.state == fold(batches.dropLast()))
+        #expect(recovered.report.discardedLogFrames >= 1)
+        #expect(lines.contains("journal_tail_discarded"))
+    }
+
+    @Test func aDamagedFrameBeforeCommittedTransactionsRefusesToStart() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try await crashImage(dir, sampleBatches(8))
+        // The first frame's page: every later transaction committed after it.
+        try flipByte(dir.path + "/crash/node.db-wal", at: 32 + 24 + 100)
+        let message = try await refusal(dir.options("crash"))
+        #expect(message?.contains("damaged frame") == true)
+        #expect(message?.contains("move it aside") == true)
+    }
+
+    @Test func aDamagedSnapshotRefusesToStart() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var options = dir.options()
+        options.compactEveryActions = 10
+        try await append(sampleBatches(12), options)
+        try rewriteBlob(options.databasePath, table: "snapshot", key: "chunk", where: "chunk = 0")
+        let message = try await refusal(options)
+        #expect(message?.contains("snapshot chunk 0") == true)
+        #expect(message?.contains("Restore") == true)
+    }
+
+    @Test func aDamagedLastJournalRowIsTruncatedAndOneInTheMiddleRefused() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let batches = sampleBatches(6)
+        try await append(batches, dir.options())
+        try dir.copyImage(to: "middle")
+        try rewriteBlob(dir.options().databasePath, table: "journal", key: "batch", where: "batch = (SELECT MAX(batch) FROM journal)")
+        let lines = LogLines()
+        let recovered = try await recover(dir.options(), log: lines.logger)
+        #expect(recovered.state == fold(batches.dropLast()))
+        #expect(recovered.report.truncatedJournalBatches == 1 && lines.contains("journal_tail_truncated"))
+
+        try rewriteBlob(dir.options("middle").databasePath, table: "journal", key: "batch", where: "batch = 2")
+        let message = try await refusal(dir.options("middle"))
+        #expect(message?.contains("journal batch 2 fails its checksum, and batch 3 follows it") == true)
+    }
+
+    @Test func aDamagedDatabasePageRefusesToStart() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try await append(sampleBatches(4), dir.options())
+        // The b-tree page type of every page after the first (the schema): no table can be read.
+        let path = dir.options().databasePath
+        for page in stride(from: 4096, to: try fileSize(path), by: 4096) { try flipByte(path, at: page) }
+        let message = try await refusal(dir.options())
+        #expect(message?.contains("is damaged") == true)
+    }
+
+    @Test func aSecondNodeOnTheSameDirectoryIsRefused() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let message = try await onDisk { () throws -> String? in
+            let first = try NodeJournal(options: dir.options(), log: .quiet)
+            defer { first.close() }
+            try first.append([.set(topic: "a", value: "1")])
+            do throws(DurableStateError) {
+                _ = try NodeJournal(options: dir.options(), log: .quiet)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(message?.contains("in use by another process") == true)
+    }
+
+    @Test func recovering100000FollowsTakesUnderTwoSeconds() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        // Written without an fsync per commit (the setup, not what is measured).
+        var setup = dir.options()
+        setup.mode = .none
+        try await append((0..<100).map { chunk in
+            (0..<1000).map { .follow(name: "f\(chunk * 1000 + $0)", topic: "topic.\($0)", from: nil) }
+        }, setup)
+        let (follows, elapsed) = try await onDisk {
+            let start = ContinuousClock.now
+            let journal = try NodeJournal(options: dir.options(), log: .quiet)
+            let state = journal.state.restore(onto: NodeState(id: "n1"))
+            let elapsed = ContinuousClock.now - start
+            journal.close()
+            return (state.follows.count, elapsed)
+        }
+        #expect(follows == 100_000)
+        #expect(elapsed < .seconds(2), "recovery took \(elapsed)")
+    }
+
+}
+
+// MARK: - Helpers
+
+/// Runs disk work (fsyncs, a 100,000-row recovery) on a thread of its own: it must not hold one
+/// of the cooperative pool's threads, through which nodes of the other suites answer.
+private func onDisk<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await offPool(body)
+}
+
+/// What a journal recovered, kept after it is closed.
+private struct Recovered: Sendable {
+    let state: DurableState
+    let report: RecoveryReport
+    let lastSequence: UInt64
+
+    init(_ journal: NodeJournal) {
+        state = journal.state
+        report = journal.report
+        lastSequence = journal.lastSequence
+    }
+}
+
+/// Opens the journal at `options`, takes what it recovered and closes it.
+private func recover(_ options: DurableOptions, log: NodeLogger = .quiet) async throws -> Recovered {
+    try await onDisk {
+        let journal = try NodeJournal(options: options, log: log)
+        defer { journal.close() }
+        return Recovered(journal)
+    }
+}
+
+/// The message of the refusal to open `options` (nil when it opened).
+private func refusal(_ options: DurableOptions) async throws -> String? {
+    try await onDisk { () -> String? in
+        do throws(DurableStateError) {
+            try NodeJournal(options: options, log: .quiet).close()
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+}
+
+/// Appends every batch, each its own commit, and closes the journal.
+private func append(_ batches: [[NodeAction]], _ options: DurableOptions) async throws {
+    try await onDisk {
+        let journal = try NodeJournal(options: options, log: .quiet)
+        for batch in batches { try journal.append(batch) }
+        journal.close()
+    }
+}
+
+/// Appends every batch and copies the files to "crash" while the journal is still open.
+private func crashImage(_ dir: Scratch, _ batches: [[NodeAction]]) async throws {
+    try await onDisk {
+        let journal = try NodeJournal(options: dir.options(), log: .quiet)
+        for batch in batches { try journal.append(batch) }
+        try dir.copyImage(to: "crash")
+        journal.close()
+    }
+}
+
+private func sampleBatches(_ count: Int) -> [[NodeAction]] {
+    (0..<count).map { index in
+        [
+            .set(topic: "feed.\(index % 5)", value: "v\(index)"),
+            .follow(name: "f\(index % 7)", topic: "t.\(index)", from: index % 2 == 0 ? nil : "n2"),
+            index % 3 == 0 ? .unfollow(name: "f\((index + 1) % 7)") : .unset(topic: "feed.\((index + 2) % 5)"),
+            .publish(topic: "x", payload: "not journaled"),
+        ]
+    }
+}
+
+private func durableCount(_ batches: [[NodeAction]]) -> UInt64 {
+    UInt64(batches.joined().filter(ActionRecord.isDurable).count)
+}
+
+private func fold<S: Sequence>(_ batches: S) -> DurableState where S.Element == [NodeAction] {
+    var state = DurableState()
+    for batch in batches { for action in batch { state.apply(action) } }
+    return state
+}
+
+private func fileSize(_ path: String) throws -> Int {
+    (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+}
+
+private func truncate(_ path: String, to size: Int) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.truncate(atOffset: UInt64(size))
+    try handle.close()
+}
+
+private func flipByte(_ path: String, at offset: Int) throws {
+    var data = try Data(contentsOf: URL(fileURLWithPath: path))
+    data[offset] ^= 0x5a
+    try data.write(to: URL(fileURLWithPath: path))
+}
+
+/// Flips one byte of a row's payload in place, leaving its checksum: bit rot in the file.
+private func rewriteBlob(_ path: String, table: String, key: String, where condition: String) throws {
+    let db = try SQLiteConnection(path: path)
+    defer { db.close() }
+    let read = try db.prepare("SELECT \(key), payload FROM \(table) WHERE \(condition)")
+    guard try read.step() else { throw SQLiteError(code: 12, message: "no row where \(condition)", operation: "test") }
+    let row = read.int64(0)
+    var payload = read.blob(1)
+    payload[payload.count / 2] ^= 0x01
+    read.reset()
+    let write = try db.prepare("UPDATE \(table) SET payload = ? WHERE \(key) = ?")
+    try write.bind(1, blob: payload)
+    try write.bind(2, row)
+    try write.run()
+}
+
+/// A scratch data directory; `copyImage` copies its database files to a sibling directory.
+private struct Scratch {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "rex-durable-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: path + "/main", withIntermediateDirectories: true)
+    }
+
+    func options(_ name: String = "main") -> DurableOptions { DurableOptions(directory: path + "/" + name) }
+
+    func copyImage(to name: String) throws {
+        try FileManager.default.createDirectory(atPath: path + "/" + name, withIntermediateDirectories: true)
+        for file in ["node.db", "node.db-wal"] where FileManager.default.fileExists(atPath: path + "/main/" + file) {
+            try FileManager.default.copyItem(atPath: path + "/main/" + file, toPath: path + "/" + name + "/" + file)
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Log lines a test can look into.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: NodeLogger { NodeLogger(nodeID: "test", level: .debug) { line in self.lines.withLock { $0.append(line) } } }
+
+    func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
+}
+
+extension NodeLogger {
+    static var quiet: NodeLogger { NodeLogger(nodeID: "test", level: .error) { _ in } }
+}

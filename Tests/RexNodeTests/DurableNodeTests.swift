@@ -1,0 +1,108 @@
+import Foundation
+import NodeTestSupport
+import RexControl
+import Testing
+@testable import RexNode
+
+/// A node with a data directory: the control endpoint answers after the commit and says so, and
+/// a restart on the same directory finds what was accepted, before its control endpoint opens.
+@Suite struct DurableNodeTests {
+    private func startDurableNode(_ directory: String, mode: DurabilityMode = .batch, limits: NodeLimits = NodeLimits()) throws -> Node {
+        try Node.start(NodeConfiguration(
+            id: "d1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+            peers: ["n2": "tcp://127.0.0.1:1"],
+            settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: limits),
+            logLevel: .warning, durable: DurableOptions(directory: directory, mode: mode)
+        ))
+    }
+
+    private func dispatch(_ node: Node, _ action: String) async throws -> [String: Any]? {
+        try await controlRequest(node.controlEndpoint, #"{"v": 1, "op": "dispatch", "action": \#(action)}"#)
+    }
+
+    private func scratch() -> String {
+        NSTemporaryDirectory() + "rex-durable-node-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    @Test func acceptedActionsSurviveARestart() async throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try startDurableNode(directory)
+        let reply = try await dispatch(node, #"{"type": "set", "topic": "eu.prices", "value": "42"}"#)
+        let result = reply?["result"] as? [String: Any]
+        #expect(result?["accepted"] as? Bool == true)
+        #expect(result?["durability"] as? String == "batch")
+        // Answered after the commit, so the store already has it (dispatched before the reply).
+        #expect(await waitFor(node, timeout: .seconds(5)) { $0.feeds["eu.prices"]?.value == "42" })
+        for action in [
+            #"{"type": "follow", "name": "prices", "topic": "eu.prices", "from": "n2"}"#,
+            #"{"type": "follow", "name": "all", "topic": "eu.*"}"#, #"{"type": "unfollow", "name": "all"}"#,
+            #"{"type": "addPeer", "id": "n3", "endpoint": "tcp://127.0.0.1:2"}"#, #"{"type": "removePeer", "id": "n2"}"#,
+            #"{"type": "set", "topic": "gone", "value": "1"}"#, #"{"type": "unset", "topic": "gone"}"#,
+        ] {
+            #expect((try await dispatch(node, action))?["ok"] as? Bool == true, "\(action)")
+        }
+        await node.stop()
+
+        let restarted = try startDurableNode(directory)
+        let state = restarted.state
+        #expect(state.feeds == ["eu.prices": Feed(value: "42")])
+        #expect(state.follows.keys.sorted() == ["prices"])
+        #expect(state.follows["prices"]?.from == "n2" && state.follows["prices"]?.endpoint == nil)
+        #expect(state.peers.keys.sorted() == ["n3"], "the configured n2 stays removed; the added n3 stays")
+        await restarted.stop()
+    }
+
+    @Test func noneAnswersAtOnceAndStillJournals() async throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try startDurableNode(directory, mode: .none)
+        let reply = try await dispatch(node, #"{"type": "set", "topic": "a", "value": "1"}"#)
+        #expect((reply?["result"] as? [String: Any])?["durability"] as? String == "none")
+        await node.stop()
+        let restarted = try startDurableNode(directory, mode: .none)
+        #expect(restarted.state.feeds == ["a": Feed(value: "1")])
+        await restarted.stop()
+    }
+
+    @Test func limitsAreExactWhileActionsWaitForTheirCommit() async throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try startDurableNode(directory, limits: NodeLimits(maxFollows: 3))
+        var codes: [String] = []
+        for index in 0..<5 {
+            let reply = try await dispatch(node, #"{"type": "follow", "name": "f\#(index)", "topic": "t"}"#)
+            codes.append(reply?["ok"] as? Bool == true ? "ok" : ((reply?["error"] as? [String: Any])?["code"] as? String ?? "?"))
+        }
+        #expect(codes == ["ok", "ok", "ok", "limitReached", "limitReached"])
+        await node.stop()
+        let restarted = try startDurableNode(directory, limits: NodeLimits(maxFollows: 3))
+        #expect(restarted.state.follows.count == 3 && restarted.state.refused == 0)
+        await restarted.stop()
+    }
+
+    @Test func aDamagedDirectoryRefusesToStartAndSaysWhatToDo() throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: URL(fileURLWithPath: directory + "/node.db"))
+        let error = #expect(throws: NodeError.self) { try startDurableNode(directory) }
+        #expect(error?.code == .unusableState)
+        #expect(error?.message.contains("move it aside") == true)
+    }
+
+    @Test func commandLineFlags() throws {
+        guard case .run(let configuration) = try NodeCommand.parse([
+            "--id", "n1", "--data-dir", "/tmp/x", "--durability", "none", "--compact-actions", "10", "--compact-bytes", "4096",
+        ]) else { Issue.record("expected a run invocation"); return }
+        #expect(configuration.durable == DurableOptions(directory: "/tmp/x", mode: .none, compactEveryActions: 10, compactEveryBytes: 4096))
+        guard case .run(let plain) = try NodeCommand.parse(["--id", "n1", "--data-dir", "/tmp/x"]) else { return }
+        #expect(plain.durable?.mode == .batch)
+        #expect(throws: NodeCommand.UsageError(message: "--durability takes none or batch (got 'always')")) {
+            try NodeCommand.parse(["--id", "n1", "--data-dir", "/tmp/x", "--durability", "always"])
+        }
+        #expect(throws: NodeCommand.UsageError(message: "--durability, --compact-actions and --compact-bytes need --data-dir")) {
+            try NodeCommand.parse(["--id", "n1", "--durability", "batch"])
+        }
+    }
+}

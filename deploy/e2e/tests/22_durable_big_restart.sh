@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# Restart with 100,000 follows (DURABLE_BIG_FOLLOWS): a node started on a data directory holding
+# them in its journal restores them and opens its control endpoint within 2 s of its start, and
+# gives every one back in its state. The first ping waits further for the engine's first
+# reconcile of 100,000 follow channels (bounded at 20 s here; the figure is printed).
+
+mapfile -t ports < <(pick_port_block 1 2)
+[ ${#ports[@]} -eq 2 ] || fail "no free ports for the node"
+dir="$STATE_DIR/big-restart"
+rm -rf "$dir"
+mkdir -p "$dir" "$LOG_DIR"
+out="$dir/big_restart.out"
+if ! timeout 100 "$PYTHON" "$DEPLOY_SCRIPTS_DIR/e2e/crash_loop.py" --rexnode "$REXNODE" --dir "$dir/data" --log "$LOG_DIR/big.log" \
+    --pub-port "${ports[0]}" --control-port "${ports[1]}" --big-restart "${DURABLE_BIG_FOLLOWS:-100000}" >"$out" 2>&1; then
+    cat "$out" >&2
+    fail "restart with ${DURABLE_BIG_FOLLOWS:-100000} follows failed (node log in ${LOG_DIR#"$REPO_ROOT"/}/big.log)"
+fi
+while read -r line; do step "$line"; done <"$out"
+rm -rf "$dir/data"
