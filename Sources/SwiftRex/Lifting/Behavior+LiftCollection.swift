@@ -50,10 +50,13 @@ extension Behavior {
         action: @escaping @Sendable (GlobalAction) -> (id: Key, action: Action)?,
         embed: @escaping @Sendable (Key, Action) -> GlobalAction,
         stateDictionary: any WritableKeyPath<GlobalState, [Key: State]> & Sendable,
-        changes: any KeyPath<GlobalState, ElementChanges<Key>> & Sendable
+        changes: any KeyPath<GlobalState, some ElementChangeLog<Key>> & Sendable
     ) -> Behavior<GlobalAction, GlobalState, Environment> {
         let lifted = liftCollection(action: action, embed: embed, access: .dictionary(stateDictionary))
-        let keyed = supervisor?.keyed(access: .dictionary(stateDictionary), embed: embed, changes: { $0[keyPath: changes] })
+        let keyed = supervisor?.keyed(
+            access: .dictionary(stateDictionary), embed: embed,
+            revision: { $0[keyPath: changes].revision }, ids: { $0[keyPath: changes].ids(after: $1) }
+        )
         return Behavior<GlobalAction, GlobalState, Environment>(reducer: lifted.reducer, producer: lifted.producer, supervisor: keyed)
     }
 

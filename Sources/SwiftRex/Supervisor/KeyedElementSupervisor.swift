@@ -26,7 +26,9 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
     let access: ElementAccess<GlobalState, ID, State>
     let embed: @Sendable (ID, Action) -> GlobalAction
     let makePart: @Sendable () -> SupervisorInstance<State, Environment, Action>
-    let changes: @Sendable (GlobalState) -> ElementChanges<ID>
+    /// The change log's revision, and the ids it recorded after a revision (see `ElementChangeLog`).
+    let revision: @Sendable (GlobalState) -> UInt64
+    let ids: @Sendable (GlobalState, UInt64) -> ArraySlice<ID>?
     private var slots: [ID: Slot] = [:]
     /// Starts of free slots, by width.
     private var free: [Int: [Int]] = [:]
@@ -38,25 +40,27 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
     init(
         access: ElementAccess<GlobalState, ID, State>,
         embed: @escaping @Sendable (ID, Action) -> GlobalAction,
-        changes: @escaping @Sendable (GlobalState) -> ElementChanges<ID>,
+        revision: @escaping @Sendable (GlobalState) -> UInt64,
+        ids: @escaping @Sendable (GlobalState, UInt64) -> ArraySlice<ID>?,
         makePart: @escaping @Sendable () -> SupervisorInstance<State, Environment, Action>
     ) {
         self.access = access
         self.embed = embed
-        self.changes = changes
+        self.revision = revision
+        self.ids = ids
         self.makePart = makePart
     }
 
     override func update(_ global: GlobalState, _ environment: Environment) -> SupervisorChange {
-        let log = changes(global)
+        let current = revision(global)
         if let seen = seenRevision {
-            if log.revision == seen { return .unchanged }
-            if let ids = log.ids(after: seen) {
-                seenRevision = log.revision
-                return updateRecorded(Set(ids), global, environment)
+            if current == seen { return .unchanged }
+            if let recorded = ids(global, seen) {
+                seenRevision = current
+                return updateRecorded(Set(recorded), global, environment)
             }
         }
-        seenRevision = log.revision
+        seenRevision = current
         walk(global, environment)
         return .resized
     }

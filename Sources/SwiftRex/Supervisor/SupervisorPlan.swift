@@ -58,11 +58,12 @@ struct SupervisorPlan<State, Environment, Action: Sendable>: Sendable {
     func keyed<GlobalState, ID: Hashable & Sendable, GlobalAction: Sendable>(
         access: ElementAccess<GlobalState, ID, State>,
         embed: @escaping @Sendable (ID, Action) -> GlobalAction,
-        changes: @escaping @Sendable (GlobalState) -> ElementChanges<ID>
+        revision: @escaping @Sendable (GlobalState) -> UInt64,
+        ids: @escaping @Sendable (GlobalState, UInt64) -> ArraySlice<ID>?
     ) -> SupervisorPlan<GlobalState, Environment, GlobalAction> {
         let plan = self
         return SupervisorPlan<GlobalState, Environment, GlobalAction> {
-            KeyedElementSupervisor(access: access, embed: embed, changes: changes, makePart: { plan.makeInstance() })
+            KeyedElementSupervisor(access: access, embed: embed, revision: revision, ids: ids, makePart: { plan.makeInstance() })
         }
     }
 
