@@ -171,6 +171,43 @@ import Testing
         await node.store.finish(cancelChannels: true)
     }
 
+    /// Adding and removing follows among many diffs only their positions: the follows are lifted
+    /// by name with the reducer's change log, so a churn batch costs O(changes), not O(follows).
+    @Test func followingAndUnfollowingDiffsOnlyTheFollowsTouched() async {
+        let node = await Harness.started()
+        for index in 0..<400 {
+            await node.store.send(.follow(name: "f\(index)", topic: "t\(index)", from: nil)) {
+                $0.follows["f\(index)"] = Follow(topic: "t\(index)")
+            }
+        }
+        var wide = 0
+        var last = await node.store.keep().counters
+        for index in 0..<40 {
+            if index.isMultiple(of: 2) {
+                await node.store.send(.follow(name: "g\(index)", topic: "u\(index)", from: nil)) {
+                    $0.follows["g\(index)"] = Follow(topic: "u\(index)")
+                }
+            } else {
+                await node.store.send(.unfollow(name: "f\(index)")) { $0.follows["f\(index)"] = nil }
+            }
+            let counters = await node.store.keep().counters
+            // One position per batch, except a batch that grows the vacant reserve (a full diff).
+            if counters.examinedPositions - last.examinedPositions > 1 { wide += 1 }
+            last = counters
+        }
+        #expect(wide <= 1, "batches that diffed more than the follow they touched: \(wide)")
+        _ = await node.clock.waitForSleepers(2)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        let ids = await node.channelIDs()
+        var expected = Set((0..<400).map { "follow[f\($0)]" })
+        for index in 0..<40 {
+            if index.isMultiple(of: 2) { expected.insert("follow[g\(index)]") } else { expected.remove("follow[f\(index)]") }
+        }
+        #expect(Set(ids.filter { $0.hasPrefix("follow[") }) == expected, "400 + 20 added − 20 removed, exactly")
+        await node.store.finish(cancelChannels: true)
+    }
+
     /// A follow `from` a peer waits for that peer to be known, then owns a route to it alone.
     @Test func aFollowFromAPeerWaitsForThePeerThenOwnsADedicatedRoute() async {
         let node = await Harness.started()

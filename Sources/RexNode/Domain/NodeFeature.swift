@@ -33,7 +33,7 @@ public enum NodeFeature {
             // Each group of channels is memoised on what it reads, so a heartbeat, a tick or a
             // received message (which change statuses and counters only) costs four comparisons
             // and no reconcile: the settings are fixed, the feeds dictionary compares by identity
-            // while untouched, and peers and follows are guarded by the reducer's revisions.
+            // while untouched, peers are guarded by the reducer's revision and follows by its log.
             .supervise(on: { $0.settings.heartbeatInterval }) { interval in
                 Supervision { env in fixedChannels(heartbeatInterval: interval, env) }
             }
@@ -50,8 +50,11 @@ public enum NodeFeature {
                     case .messages(let messages): .received(name: name, messages: messages)
                     }
                 },
-                stateDictionary: \NodeState.follows
-            ).memoisingSupervise(on: \.revisions.follows))
+                stateDictionary: \NodeState.follows,
+                // Keyed by name with the reducer's log of changed names: adding, removing or
+                // re-targeting k follows re-derives and diffs k channels, not every follow.
+                changes: \NodeState.revisions.followChanges
+            ))
     }
 
     static func reduce(_ action: NodeAction, _ state: inout NodeState) {
@@ -66,6 +69,7 @@ public enum NodeFeature {
             state.feeds[topic] = nil
         case .follow(let name, let topic, let from):
             state.revisions.follows &+= 1
+            state.revisions.followChanges.record(name)
             let endpoint = from.flatMap { state.peers[$0]?.endpoint }
             if var follow = state.follows[name] {
                 if follow.topic != topic || follow.from != from {
@@ -83,7 +87,10 @@ public enum NodeFeature {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
             }
         case .unfollow(let name):
-            if state.follows.removeValue(forKey: name) != nil { state.revisions.follows &+= 1 }
+            if state.follows.removeValue(forKey: name) != nil {
+                state.revisions.follows &+= 1
+                state.revisions.followChanges.record(name)
+            }
         case .publish:
             break
         case .addPeer(let id, let endpoint):
@@ -121,6 +128,7 @@ public enum NodeFeature {
             if state.follows[name]!.endpoint != endpoint {
                 state.follows[name]!.endpoint = endpoint
                 state.revisions.follows &+= 1
+                state.revisions.followChanges.record(name)
             }
         }
     }
@@ -140,6 +148,9 @@ public enum NodeFeature {
         peers.keys.sorted().map { NodeChannels.peer(id: $0, endpoint: peers[$0]!.endpoint, env) }
     }
 }
+
+/// The follows' change log, as the keyed lift reads it.
+extension KeyChangeLog: ElementChangeLog {}
 
 /// What happens to one follow.
 enum FollowEvent: Sendable, Equatable {

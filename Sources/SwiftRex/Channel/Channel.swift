@@ -92,13 +92,24 @@ public struct Channel<Action: Sendable>: Sendable {
     /// The same channel under an id scoped to one collection element, so two elements' channels
     /// with the same inner id never collide.
     func scoped(toElement element: AnyHashableSendable) -> Channel {
-        Channel(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: { $0 }))
+        if isVacant { return self }
+        return Channel(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: { $0 }))
     }
 
     /// Re-typed and scoped to an element at once (what the collection lifts do): one allocation.
     func lifted<Other: Sendable>(toElement element: AnyHashableSendable, _ transform: @escaping @Sendable (Action) -> Other) -> Channel<Other> {
-        Channel<Other>(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: transform))
+        if isVacant { return Channel<Other>.vacant() }
+        return Channel<Other>(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: transform))
     }
+
+    /// A placeholder for a position that declares nothing (a keyed lift's freed slot): the
+    /// reconciler skips it, so the positions around it keep their places. Lifts keep it vacant.
+    static func vacant() -> Channel {
+        Channel(storage: VacantChannelStorage())
+    }
+
+    /// Whether this is a `vacant()` placeholder.
+    var isVacant: Bool { storage.id == vacantChannelID }
 
     static func scopedID(_ id: AnyHashableSendable, _ element: AnyHashableSendable) -> AnyHashableSendable {
         AnyHashableSendable(ElementScopedID(element: element, inner: id))
@@ -238,4 +249,20 @@ struct ElementScopedID: Hashable, Sendable, CustomStringConvertible {
     let inner: AnyHashableSendable
 
     var description: String { "\(inner)[\(element)]" }
+}
+
+/// The id of every vacant position (never a real channel's: the type is private to this file).
+private struct VacantPosition: Hashable, Sendable {}
+let vacantChannelID = AnyHashableSendable(VacantPosition())
+
+/// The storage of `Channel.vacant()`: never opened (the reconciler skips vacant positions).
+final class VacantChannelStorage<Action: Sendable>: ChannelStorage<Action>, @unchecked Sendable {
+    // @unchecked Sendable: see ChannelStorage; nothing is added.
+    init() {
+        super.init(id: vacantChannelID, lifetime: .permanent, delivery: .immediate, source: ActionSource(file: #fileID, function: "vacant", line: #line), payload: .none)
+    }
+
+    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+        preconditionFailure("Internal inconsistency: a vacant position was opened")
+    }
 }

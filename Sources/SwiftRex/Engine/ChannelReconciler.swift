@@ -37,7 +37,7 @@ struct ChannelReconciler {
     /// `change` says which positions may differ from the last cycle's list (what the supervise's
     /// memos did not vouch for): `unchanged` yields nothing, `ranges` examines only those
     /// positions, `resized` the whole list. Positions outside it are trusted to hold the same
-    /// declaration as before.
+    /// declaration as before. Vacant positions (`Channel.vacant()`) declare nothing.
     mutating func reconcile<Action>(_ desired: [Channel<Action>], change: SupervisorChange) -> Int {
         directives.removeAll(keepingCapacity: true)
         examined = 0
@@ -55,7 +55,7 @@ struct ChannelReconciler {
         memory.order.removeAll(keepingCapacity: true)
 
         // Pass 1: collapse duplicates (last declaration wins, first position orders).
-        for (position, channel) in desired.enumerated() {
+        for (position, channel) in desired.enumerated() where channel.storage.id != vacantChannelID {
             if let slot = memory.index[channel.id] {
                 if memory.records[slot].seenCycle != cycle {
                     memory.records[slot].seenCycle = cycle
@@ -115,7 +115,8 @@ struct ChannelReconciler {
     private mutating func reconcileInPlace<Action>(_ desired: [Channel<Action>], ranges: [Range<Int>]) -> Bool {
         let count = desired.count
         // Same length, and last cycle had no duplicate ids (one record per position).
-        guard count == memory.lastSignature.count, memory.records.count == count, count > 0 else { return false }
+        // Vacant positions (a keyed lift's free slots) have no record.
+        guard count == memory.lastSignature.count, memory.records.count + memory.vacancies == count, count > 0 else { return false }
         var moved: [Int] = []
         let limit = max(count / 4, 1)
         let fits = desired.withUnsafeBufferPointer { channels in
@@ -135,9 +136,12 @@ struct ChannelReconciler {
         var leaving: Set<AnyHashableSendable> = []
         var arriving: Set<AnyHashableSendable> = []
         if !moved.isEmpty {
-            for position in moved { leaving.insert(memory.lastSignature[position].id) }
+            for position in moved where memory.lastSignature[position].id != vacantChannelID {
+                leaving.insert(memory.lastSignature[position].id)
+            }
             for position in moved {
                 let id = desired[position].storage.id
+                if id == vacantChannelID { continue }
                 guard arriving.insert(id).inserted else { return false }                       // duplicate
                 if memory.index[id] != nil, !leaving.contains(id) { return false }              // duplicate
             }
@@ -154,6 +158,13 @@ struct ChannelReconciler {
                 let broadcast = storage.payload.broadcastIdentity
                 let previous = memory.lastSignature[position]
                 if previous.id == storage.id, resetKey == previous.resetKey, broadcast == previous.broadcast { continue }
+                // A position freed (its id, in `leaving`, is cancelled below) or taken.
+                if storage.id == vacantChannelID {
+                    memory.vacancies += 1
+                    memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: nil, broadcast: nil)
+                    continue
+                }
+                if previous.id == vacantChannelID { memory.vacancies -= 1 }
                 if let slot = memory.index[storage.id] {
                     let record = memory.records[slot]
                     if record.resetKey != resetKey {

@@ -26,13 +26,17 @@ struct ReconcileMemory {
     var index: [AnyHashableSendable: Int] = [:]
     var lastSignature: [Signature] = []
     var cycle: UInt64 = 0
+    /// How many positions of `lastSignature` are vacant (`Channel.vacant()`: no record).
+    var vacancies = 0
     /// Record indices in first-appearance order for the current cycle (reused buffer).
     var order: [Int] = []
 
     mutating func remember<Action>(_ desired: [Channel<Action>]) {
         lastSignature.removeAll(keepingCapacity: true)
+        vacancies = 0
         for channel in desired {
             let storage = channel.storage
+            if storage.id == vacantChannelID { vacancies += 1 }
             lastSignature.append(Signature(
                 id: storage.id, resetKey: storage.lifetime.resetKey, broadcast: storage.payload.broadcastIdentity
             ))

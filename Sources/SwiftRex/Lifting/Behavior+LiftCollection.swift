@@ -41,6 +41,25 @@ extension Behavior {
         liftCollection(action: action, embed: embed, access: .dictionary(stateDictionary))
     }
 
+    /// `liftCollection` over a dictionary whose changes the reducer records in `changes` (every
+    /// key added, removed, or changed in what its supervise reads; see `ElementChanges`): each
+    /// key keeps a stable slot of channel positions, so a supervise update re-evaluates and the
+    /// engine diffs only the keys recorded since the last one — adding or removing k of n keys
+    /// costs O(k), not O(n), and a batch that recorded nothing costs one comparison.
+    public func liftCollection<GlobalAction: Sendable, GlobalState, Key: Hashable & Sendable>(
+        action: @escaping @Sendable (GlobalAction) -> (id: Key, action: Action)?,
+        embed: @escaping @Sendable (Key, Action) -> GlobalAction,
+        stateDictionary: any WritableKeyPath<GlobalState, [Key: State]> & Sendable,
+        changes: any KeyPath<GlobalState, some ElementChangeLog<Key>> & Sendable
+    ) -> Behavior<GlobalAction, GlobalState, Environment> {
+        let lifted = liftCollection(action: action, embed: embed, access: .dictionary(stateDictionary))
+        let keyed = supervisor?.keyed(
+            access: .dictionary(stateDictionary), embed: embed,
+            revision: { $0[keyPath: changes].revision }, ids: { $0[keyPath: changes].ids(after: $1) }
+        )
+        return Behavior<GlobalAction, GlobalState, Environment>(reducer: lifted.reducer, producer: lifted.producer, supervisor: keyed)
+    }
+
     func liftCollection<GlobalAction: Sendable, GlobalState, ID>(
         action extract: @escaping @Sendable (GlobalAction) -> (id: ID, action: Action)?,
         embed: @escaping @Sendable (ID, Action) -> GlobalAction,

@@ -11,7 +11,7 @@
 ///
 /// The log is bounded: it holds at least the last `capacity` ids. A store that fell further
 /// behind (more changes in one batch than that) walks every element once, as without a log.
-public struct ElementChanges<ID: Hashable & Sendable>: Sendable, Equatable {
+public struct ElementChanges<ID: Hashable & Sendable>: ElementChangeLog, Equatable {
     /// Bumped by every `record`; a supervise that saw this revision has nothing to do.
     public private(set) var revision: UInt64 = 0
     /// The ids recorded at revisions `revision - log.count + 1 … revision`, oldest first.
@@ -34,10 +34,21 @@ public struct ElementChanges<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// The ids recorded after revision `seen`, or nil when some of them left the log (or `seen`
     /// is not a revision of this log).
-    func ids(after seen: UInt64) -> ArraySlice<ID>? {
+    public func ids(after seen: UInt64) -> ArraySlice<ID>? {
         guard seen <= revision else { return nil }
         let missing = revision - seen
         guard missing <= UInt64(log.count) else { return nil }
         return log[(log.count - Int(missing))...]
     }
+}
+
+/// A log of changed keys as the keyed lift reads it (`ElementChanges` is one): for a state type
+/// that cannot depend on this module, a log of its own that follows the same contract.
+public protocol ElementChangeLog<ID>: Sendable {
+    associatedtype ID: Hashable & Sendable
+    /// Bumped by every recorded id; a supervise that saw this revision has nothing to do.
+    var revision: UInt64 { get }
+    /// The ids recorded after revision `seen`, oldest first, or nil when some of them left the
+    /// log (or `seen` is not a revision of this log).
+    func ids(after seen: UInt64) -> ArraySlice<ID>?
 }

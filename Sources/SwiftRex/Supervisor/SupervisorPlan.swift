@@ -54,6 +54,19 @@ struct SupervisorPlan<State, Environment, Action: Sendable>: Sendable {
         }
     }
 
+    /// The keyed lift: one instance of this whole plan per key, in a stable slot.
+    func keyed<GlobalState, ID: Hashable & Sendable, GlobalAction: Sendable>(
+        access: ElementAccess<GlobalState, ID, State>,
+        embed: @escaping @Sendable (ID, Action) -> GlobalAction,
+        revision: @escaping @Sendable (GlobalState) -> UInt64,
+        ids: @escaping @Sendable (GlobalState, UInt64) -> ArraySlice<ID>?
+    ) -> SupervisorPlan<GlobalState, Environment, GlobalAction> {
+        let plan = self
+        return SupervisorPlan<GlobalState, Environment, GlobalAction> {
+            KeyedElementSupervisor(access: access, embed: embed, revision: revision, ids: ids, makePart: { plan.makeInstance() })
+        }
+    }
+
     /// All parts re-evaluated only when `input` changed.
     func guarded<Input: Equatable & Sendable>(by input: @escaping @Sendable (State) -> Input) -> SupervisorPlan {
         let plan = self
