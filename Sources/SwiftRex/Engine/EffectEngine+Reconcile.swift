@@ -6,18 +6,36 @@ extension EffectEngine {
     /// - Reset key changed: cancel the instance, then open a new one (settling if asked).
     /// - `.onChange` value changed: deliver it into the live instance, paced by its delivery; while
     ///   settling, the pending open just takes the new declaration.
-    /// - Id gone: cancel it — after every open of this cycle, so switching ids opens before closing.
+    /// - Id gone: cancel it — after every open of this cycle, so switching ids opens before closing;
+    ///   ids are cancelled in the order they held in the previous list.
     /// Duplicate ids in one list open once; the last declaration wins.
+    ///
+    /// `change` says which positions may differ from the last cycle's list (what the supervise's
+    /// memos did not vouch for): `unchanged` skips the cycle, `ranges` examines only those
+    /// positions, `resized` the whole list. Positions outside it are trusted to hold the same
+    /// declaration as before.
     ///
     /// Returns whether anything was opened, recreated, piped or cancelled.
     @discardableResult
-    func reconcile(_ desired: [Channel<Action>]) -> Bool {
+    func reconcile(_ desired: [Channel<Action>], change: SupervisorChange = .resized) -> Bool {
         counters.cycles += 1
         cycleChanged = false
-        if reconcileInPlace(desired) {
-            if cycleChanged { counters.changedCycles += 1 }
-            return cycleChanged
+        switch change {
+        case .unchanged:
+            counters.skippedCycles += 1
+            return false
+        case .ranges(let ranges):
+            if reconcileInPlace(desired, ranges: ranges) {
+                if cycleChanged { counters.changedCycles += 1 }
+                return cycleChanged
+            }
+        case .resized:
+            if reconcileInPlace(desired, ranges: [0..<desired.count]) {
+                if cycleChanged { counters.changedCycles += 1 }
+                return cycleChanged
+            }
         }
+        counters.examinedPositions += desired.count
         memory.cycle &+= 1
         let cycle = memory.cycle
         memory.order.removeAll(keepingCapacity: true)
@@ -59,20 +77,12 @@ extension EffectEngine {
             memory.records[slot].broadcast = broadcast
         }
 
-        // Pass 3: cancel ids that left the set (swap-remove keeps the array dense).
-        var slot = memory.records.count - 1
-        while slot >= 0 {
-            if memory.records[slot].seenCycle != cycle {
-                let id = memory.records[slot].id
-                cancel(id, reason: "left the desired set")
-                memory.index.removeValue(forKey: id)
-                let last = memory.records.removeLast()
-                if slot < memory.records.count {
-                    memory.records[slot] = last
-                    memory.index[last.id] = slot
-                }
-            }
-            slot -= 1
+        // Pass 3: cancel ids that left the set, in their order in the previous list (every
+        // record that is not of this cycle was in it).
+        for previous in memory.lastSignature {
+            guard let slot = memory.index[previous.id], memory.records[slot].seenCycle != cycle else { continue }
+            cancel(previous.id, reason: "left the desired set")
+            removeRecord(previous.id)
         }
 
         memory.remember(desired)
@@ -85,9 +95,11 @@ extension EffectEngine {
     /// positions whose id changed (a few ids replaced by others), touch the index. An unchanged
     /// cycle is two linear scans with no allocation.
     ///
+    /// Only positions inside `ranges` are examined: the others hold what they held last cycle.
+    ///
     /// Returns false, having changed nothing, when the list moved too much or holds duplicates:
     /// then the full diff runs.
-    private func reconcileInPlace(_ desired: [Channel<Action>]) -> Bool {
+    private func reconcileInPlace(_ desired: [Channel<Action>], ranges: [Range<Int>]) -> Bool {
         let count = desired.count
         // Same length, and last cycle had no duplicate ids (one record per position).
         guard count == memory.lastSignature.count, memory.records.count == count, count > 0 else { return false }
@@ -95,9 +107,11 @@ extension EffectEngine {
         let limit = max(count / 4, 1)
         let fits = desired.withUnsafeBufferPointer { channels in
             memory.lastSignature.withUnsafeBufferPointer { signatures in
-                for position in 0..<count where channels[position].storage.id != signatures[position].id {
-                    moved.append(position)
-                    if moved.count > limit { return false }
+                for range in ranges {
+                    for position in range where channels[position].storage.id != signatures[position].id {
+                        moved.append(position)
+                        if moved.count > limit { return false }
+                    }
                 }
                 return true
             }
@@ -117,34 +131,39 @@ extension EffectEngine {
             leaving.subtract(arriving)
         }
 
-        for position in 0..<count {
-            let storage = desired[position].storage
-            let resetKey = storage.lifetime.resetKey
-            let broadcast = storage.payload.broadcastIdentity
-            let previous = memory.lastSignature[position]
-            if previous.id == storage.id, resetKey == previous.resetKey, broadcast == previous.broadcast { continue }
-            if let slot = memory.index[storage.id] {
-                let record = memory.records[slot]
-                if record.resetKey != resetKey {
-                    recreate(desired[position], from: record.resetKey, stats: record.stats)
-                } else if record.broadcast != broadcast {
-                    pipe(desired[position])
+        // The ids that leave, in their previous order (read before the signatures change).
+        let departing = moved.map { memory.lastSignature[$0].id }.filter { leaving.contains($0) }
+        for range in ranges {
+            counters.examinedPositions += range.count
+            for position in range {
+                let storage = desired[position].storage
+                let resetKey = storage.lifetime.resetKey
+                let broadcast = storage.payload.broadcastIdentity
+                let previous = memory.lastSignature[position]
+                if previous.id == storage.id, resetKey == previous.resetKey, broadcast == previous.broadcast { continue }
+                if let slot = memory.index[storage.id] {
+                    let record = memory.records[slot]
+                    if record.resetKey != resetKey {
+                        recreate(desired[position], from: record.resetKey, stats: record.stats)
+                    } else if record.broadcast != broadcast {
+                        pipe(desired[position])
+                    }
+                    memory.records[slot].resetKey = resetKey
+                    memory.records[slot].broadcast = broadcast
+                } else {
+                    let stats = ChannelStats()
+                    memory.index[storage.id] = memory.records.count
+                    memory.records.append(ReconcileMemory.Record(
+                        id: storage.id, resetKey: resetKey, broadcast: broadcast, seenCycle: memory.cycle,
+                        desiredIndex: position, isNew: false, stats: stats
+                    ))
+                    appear(desired[position], stats: stats)
                 }
-                memory.records[slot].resetKey = resetKey
-                memory.records[slot].broadcast = broadcast
-            } else {
-                let stats = ChannelStats()
-                memory.index[storage.id] = memory.records.count
-                memory.records.append(ReconcileMemory.Record(
-                    id: storage.id, resetKey: resetKey, broadcast: broadcast, seenCycle: memory.cycle,
-                    desiredIndex: position, isNew: false, stats: stats
-                ))
-                appear(desired[position], stats: stats)
+                memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: resetKey, broadcast: broadcast)
             }
-            memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: resetKey, broadcast: broadcast)
         }
         // Ids that left: cancelled after every open of this cycle.
-        for id in leaving {
+        for id in departing {
             cancel(id, reason: "left the desired set")
             removeRecord(id)
         }

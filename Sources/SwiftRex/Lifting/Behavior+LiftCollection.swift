@@ -48,7 +48,7 @@ extension Behavior {
                     .scoped(toElement: AnyHashableSendable(id))
             }
         }
-        let liftedSupervisor = supervisor.map { Self.elementSupervisor($0, embed: embed, access: access) }
+        let liftedSupervisor = supervisor?.elementwise(access: access, embed: embed)
         return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 }
