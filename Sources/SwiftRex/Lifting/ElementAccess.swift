@@ -5,6 +5,8 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     let get: @Sendable (GlobalState, ID) -> Element?
     /// Every element with its id, in the container's order.
     let all: @Sendable (GlobalState) -> [(ID, Element)]
+    /// How many elements there are.
+    let count: @Sendable (GlobalState) -> Int
     /// Visits every element with its id, in the container's order, without collecting them.
     let forEach: @Sendable (GlobalState, (ID, Element) -> Void) -> Void
     let modifyAll: @Sendable (inout GlobalState, (inout Element) -> Void) -> Void
@@ -22,6 +24,7 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
             },
             get: { global, id in global[keyPath: keyPath].first { $0.id == id } },
             all: { global in global[keyPath: keyPath].map { ($0.id, $0) } },
+            count: { global in global[keyPath: keyPath].count },
             forEach: { global, body in
                 for element in global[keyPath: keyPath] { body(element.id, element) }
             },
@@ -44,6 +47,7 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
             },
             get: { global, id in global[keyPath: keyPath][id] },
             all: { global in global[keyPath: keyPath].map { ($0.key, $0.value) } },
+            count: { global in global[keyPath: keyPath].count },
             forEach: { global, body in
                 for (key, value) in global[keyPath: keyPath] { body(key, value) }
             },

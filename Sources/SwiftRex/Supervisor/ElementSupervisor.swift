@@ -2,9 +2,10 @@
 /// update re-evaluates an element's supervise only as its own memo decides (a memoised element
 /// whose input did not change costs one comparison and builds no channel).
 ///
-/// Elements are matched to their parts by position first (the common case: the container kept
-/// its order), and by id when the layout changed (elements added, removed or moved); a part then
-/// follows its element, memo included.
+/// While the container keeps its length, elements are matched to parts by position: an element
+/// whose id differs from the one last seen there gets a fresh part (its memo starts empty), and
+/// if it declares as many channels as its predecessor only its positions are reported. When the
+/// length changes, parts are matched by id instead and follow their element, memo included.
 final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Environment, Action: Sendable, GlobalAction: Sendable>:
     SupervisorInstance<GlobalState, Environment, GlobalAction> {
     struct Element {
@@ -14,8 +15,8 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         /// Where this element's channels start in `keep`, and how many there are.
         var start: Int
         var count: Int
-        /// Whether this update changed the part's channels (or the element is new), so its
-        /// slice of the last `keep` cannot be reused.
+        /// Whether `keep` lacks this update's channels of the element (it is new there, or it
+        /// declares a different number of channels), so the layout must be redone.
         var stale: Bool
     }
 
@@ -40,50 +41,79 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         return channel.lifted(toElement: element.scope) { embed(id, $0) }
     }
 
+    private func newElement(_ id: ID) -> Element {
+        Element(id: id, scope: AnyHashableSendable(id), part: makePart(), start: 0, count: 0, stale: true)
+    }
+
     override func update(_ global: GlobalState, _ environment: Environment) -> SupervisorChange {
         var collector = SupervisorChangeCollector()
-        var position = 0
-        // Set once the layout differs from the last update: from then on elements are gathered
-        // into `rebuilt`, reusing parts by id.
-        var rebuilt: [Element]?
-        var spare: [ID: Element] = [:]
-        access.forEach(global) { id, element in
-            if rebuilt == nil, position < elements.count, elements[position].id == id {
-                let entry = elements[position]
-                let change = entry.part.update(element, environment)
-                switch change {
-                case .unchanged:
-                    break
-                case .ranges(let ranges):
-                    for range in ranges {
-                        for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], entry) }
-                    }
-                    collector.add(change, at: entry.start)
-                case .resized:
-                    collector.markResized()
-                    elements[position].stale = true
-                }
-            } else {
-                if rebuilt == nil {
-                    rebuilt = Array(elements[..<min(position, elements.count)])
-                    for entry in elements[min(position, elements.count)...] { spare[entry.id] = entry }
-                }
-                var entry = spare.removeValue(forKey: id)
-                    ?? Element(id: id, scope: AnyHashableSendable(id), part: makePart(), start: 0, count: 0, stale: true)
-                if entry.part.update(element, environment) != .unchanged { entry.stale = true }
-                rebuilt!.append(entry)
-            }
-            position += 1
-        }
-        if rebuilt == nil, position < elements.count {
-            rebuilt = Array(elements[..<position])
-        }
-        if let rebuilt {
-            elements = rebuilt
+        if access.count(global) == elements.count {
+            updateByPosition(global, environment, &collector)
+        } else {
+            updateByID(global, environment)
             collector.markResized()
         }
         guard collector.resized else { return collector.change }
-        // Lengths or layout changed: lay every element's channels out again.
+        relayout()
+        return .resized
+    }
+
+    /// Same length: element `i` is compared with what position `i` held.
+    private func updateByPosition(_ global: GlobalState, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
+        var position = 0
+        access.forEach(global) { id, element in
+            defer { position += 1 }
+            var entry = elements[position]
+            if entry.id != id {
+                // Another element took this position: a fresh part, laid in place if it declares
+                // as many channels as the one it replaces.
+                let fresh = newElement(id)
+                _ = fresh.part.update(element, environment)
+                entry = Element(id: id, scope: fresh.scope, part: fresh.part, start: entry.start, count: entry.count, stale: false)
+                if fresh.part.keep.count == entry.count {
+                    for index in 0..<entry.count { keep[entry.start + index] = lifted(fresh.part.keep[index], entry) }
+                    if entry.count > 0 { collector.add(.ranges([0..<entry.count]), at: entry.start) }
+                } else {
+                    entry.stale = true
+                    collector.markResized()
+                }
+                elements[position] = entry
+                return
+            }
+            let change = entry.part.update(element, environment)
+            switch change {
+            case .unchanged:
+                break
+            case .ranges(let ranges):
+                for range in ranges {
+                    for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], entry) }
+                }
+                collector.add(change, at: entry.start)
+            case .resized:
+                elements[position].stale = true
+                collector.markResized()
+            }
+        }
+    }
+
+    /// A new length: parts are found by id (kept with their memo), new ids get fresh ones.
+    private func updateByID(_ global: GlobalState, _ environment: Environment) {
+        var previous: [ID: Element] = [:]
+        previous.reserveCapacity(elements.count)
+        for entry in elements { previous[entry.id] = entry }
+        var next: [Element] = []
+        next.reserveCapacity(access.count(global))
+        access.forEach(global) { id, element in
+            var entry = previous.removeValue(forKey: id) ?? newElement(id)
+            if entry.part.update(element, environment) != .unchanged { entry.stale = true }
+            next.append(entry)
+        }
+        elements = next
+    }
+
+    /// Lays every element's channels out again; an element that is not stale still has them in
+    /// the last layout (lifted), which is reused as is.
+    private func relayout() {
         var next: Keep<GlobalAction> = []
         next.reserveCapacity(keep.count)
         for index in elements.indices {
@@ -91,7 +121,6 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             if entry.stale {
                 for channel in entry.part.keep { next.append(lifted(channel, entry)) }
             } else {
-                // Unchanged: its lifted channels are still in the last layout.
                 next.append(contentsOf: keep[entry.start..<(entry.start + entry.count)])
             }
             elements[index].start = next.count - entry.part.keep.count
@@ -99,6 +128,5 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             elements[index].stale = false
         }
         keep = next
-        return .resized
     }
 }
