@@ -2,12 +2,11 @@ import SwiftRex
 
 /// The reconcile benchmark's workload again, written with memoised supervise: the same K
 /// ephemeral channels and the same actions as `Fleet`, but each member's channel is declared by
-/// a per-element supervise memoised on its reset key, lifted over the members, and the whole
-/// collection guarded by a revision the reducer bumps when it changes a member.
+/// a per-element supervise memoised on its reset key, lifted over the members with the change
+/// log the reducer keeps (`ElementChanges`).
 ///
-/// So `touch` (which bumps an unsupervised counter) changes no supervise input: the cycle costs
-/// one revision comparison. A churn cycle walks the members once (one comparison each) and
-/// rebuilds and diffs only the members it changed.
+/// So `touch` (which bumps an unsupervised counter) records nothing: the cycle costs one
+/// revision comparison. A churn cycle re-evaluates and diffs only the members it recorded.
 enum MemoFleet {
     struct Member: Identifiable, Sendable {
         var id: Int
@@ -16,8 +15,8 @@ enum MemoFleet {
 
     struct State: Sendable {
         var members: [Member]
-        /// Bumped when a member's id or reset key changes: the guard's input.
-        var membersRevision = 0
+        /// The members re-keyed or replaced (room for the 10 % churn of K = 100,000 per batch).
+        var changes = ElementChanges<Int>(capacity: 16_384)
         /// Bumped by every action (what `touch` changes): no supervise reads it.
         var revision = 0
         var cursor = 0
@@ -43,19 +42,22 @@ enum MemoFleet {
             case .touch:
                 break
             case .rekey(let count):
-                for j in 0..<count { state.members[(state.cursor + j) % k].resetKey &+= 1 }
+                for j in 0..<count {
+                    state.members[(state.cursor + j) % k].resetKey &+= 1
+                    state.changes.record(state.members[(state.cursor + j) % k].id)
+                }
                 state.cursor = (state.cursor + count) % k
-                state.membersRevision &+= 1
             case .replace(let count):
                 for j in 0..<count {
+                    state.changes.record(state.members[(state.cursor + j) % k].id)
                     state.members[(state.cursor + j) % k].id = state.nextID
+                    state.changes.record(state.nextID)
                     state.nextID += 1
                 }
                 state.cursor = (state.cursor + count) % k
-                state.membersRevision &+= 1
             }
         }
-        .combined(with: member
-            .liftCollection(action: { (_: Fleet.Action) in nil }, embed: { _, action in action }, stateCollection: \State.members)
-            .memoisingSupervise(on: \.membersRevision))
+        .combined(with: member.liftCollection(
+            action: { (_: Fleet.Action) in nil }, embed: { _, action in action }, stateCollection: \State.members, changes: \State.changes
+        ))
 }

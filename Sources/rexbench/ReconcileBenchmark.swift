@@ -42,7 +42,7 @@ enum ReconcileBenchmark {
     enum Workload: String, CaseIterable {
         /// `Fleet`: one opaque supervise building all K channels every cycle.
         case opaque
-        /// `MemoFleet`: per-member memo, lifted over the members, guarded by a revision.
+        /// `MemoFleet`: per-member memo, lifted over the members with the reducer's change log.
         case memoised
     }
 
@@ -207,9 +207,9 @@ enum ReconcileBenchmark {
         }
         table.notes = [
             "total = build (supervise update, memo comparisons) + diff + apply, from the engine counters, per cycle.",
-            "0 % = a batch that changes no supervise input: the guard compares one revision, the reconcile is skipped.",
+            "0 % = a batch that changes no supervise input: the lift compares one revision, the reconcile is skipped.",
             "per changed channel = memoised total ÷ channels re-keyed or replaced per cycle (each is a cancel + open);",
-            "  flat across K means churn costs O(changes), not O(K) (a churn cycle still walks the K members once).",
+            "  flat across K means churn costs O(changes), not O(K): only the members in the change log are re-evaluated.",
             "wall / cycle adds dispatch, reduce, publish and the executor hops, seen from outside.",
         ]
         table.print()

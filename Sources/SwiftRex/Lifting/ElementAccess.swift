@@ -10,6 +10,8 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     /// Visits every element with its id, in the container's order, without collecting them.
     let forEach: @Sendable (GlobalState, (ID, Element) -> Void) -> Void
     let modifyAll: @Sendable (inout GlobalState, (inout Element) -> Void) -> Void
+    /// The element at an offset from the start, in O(1) (random-access containers only).
+    var elementAt: (@Sendable (GlobalState, Int) -> (ID, Element))? = nil
 
     /// Elements of a mutable collection of `Identifiable` values.
     static func collection<C: MutableCollection>(
@@ -36,6 +38,21 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
                 }
             }
         )
+    }
+
+    /// Elements of a random-access collection: `collection` plus access by offset.
+    static func randomAccess<C: MutableCollection & RandomAccessCollection>(
+        _ keyPath: any WritableKeyPath<GlobalState, C> & Sendable
+    ) -> ElementAccess
+    where C.Element == Element, Element: Identifiable, Element.ID == ID,
+          C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype {
+        var access = collection(keyPath)
+        access.elementAt = { global, offset in
+            let elements = global[keyPath: keyPath]
+            let element = elements[elements.index(elements.startIndex, offsetBy: offset)]
+            return (element.id, element)
+        }
+        return access
     }
 
     /// Values of a dictionary, keyed by its keys (in the dictionary's order).

@@ -6,6 +6,11 @@
 /// whose id differs from the one last seen there gets a fresh part (its memo starts empty), and
 /// if it declares as many channels as its predecessor only its positions are reported. When the
 /// length changes, parts are matched by id instead and follow their element, memo included.
+///
+/// With a change log (`liftCollection(…, changes:)`) an update that finds the log's revision
+/// unchanged returns at once, and one that finds the same length and the log still holding
+/// every id since the last update examines only the positions those ids held: by the log's
+/// contract every position that differs held a recorded id before (see `ElementChanges`).
 final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Environment, Action: Sendable, GlobalAction: Sendable>:
     SupervisorInstance<GlobalState, Environment, GlobalAction> {
     struct Element {
@@ -23,15 +28,21 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     let access: ElementAccess<GlobalState, ID, State>
     let embed: @Sendable (ID, Action) -> GlobalAction
     let makePart: @Sendable () -> SupervisorInstance<State, Environment, Action>
+    let changes: (@Sendable (GlobalState) -> ElementChanges<ID>)?
     private var elements: [Element] = []
+    /// With a change log: the log's revision at the last update, and each id's position.
+    private var seenRevision: UInt64?
+    private var positions: [ID: Int] = [:]
 
     init(
         access: ElementAccess<GlobalState, ID, State>,
         embed: @escaping @Sendable (ID, Action) -> GlobalAction,
+        changes: (@Sendable (GlobalState) -> ElementChanges<ID>)? = nil,
         makePart: @escaping @Sendable () -> SupervisorInstance<State, Environment, Action>
     ) {
         self.access = access
         self.embed = embed
+        self.changes = changes
         self.makePart = makePart
     }
 
@@ -47,52 +58,105 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
 
     override func update(_ global: GlobalState, _ environment: Environment) -> SupervisorChange {
         var collector = SupervisorChangeCollector()
+        let log = changes?(global)
+        if let log, let seen = seenRevision {
+            if log.revision == seen { return .unchanged }
+            if access.count(global) == elements.count, let elementAt = access.elementAt, let ids = log.ids(after: seen),
+               updateRecorded(ids, global, environment, elementAt, &collector) {
+                seenRevision = log.revision
+                guard collector.resized else { return collector.change }
+                relayout()
+                return .resized
+            }
+        }
+        seenRevision = log?.revision
         if access.count(global) == elements.count {
             updateByPosition(global, environment, &collector)
         } else {
             updateByID(global, environment)
             collector.markResized()
         }
-        guard collector.resized else { return collector.change }
-        relayout()
-        return .resized
+        if collector.resized { relayout() }
+        if log != nil {
+            // A walk (the first update, a new length, or a log that lost ids): index afresh.
+            positions.removeAll(keepingCapacity: true)
+            for (index, entry) in elements.enumerated() { positions[entry.id] = index }
+        }
+        return collector.resized ? .resized : collector.change
+    }
+
+    /// Same length, and the ids recorded since the last update: only the positions they held.
+    ///
+    /// Sound under the log's contract: a position not examined held an unrecorded element, which
+    /// was neither removed nor changed; had it moved (an insertion and a removal shift the
+    /// elements between them), an examined position would now hold an unrecorded element other
+    /// than its own — which sends the update to the walk instead. Returns false, having changed
+    /// nothing, in that case.
+    private func updateRecorded(
+        _ ids: ArraySlice<ID>, _ global: GlobalState, _ environment: Environment,
+        _ elementAt: @Sendable (GlobalState, Int) -> (ID, State), _ collector: inout SupervisorChangeCollector
+    ) -> Bool {
+        let recorded = Set(ids)
+        var examined: [Int] = []
+        examined.reserveCapacity(recorded.count)
+        for id in recorded { if let position = positions[id] { examined.append(position) } }
+        examined.sort()
+        for position in examined {
+            let id = elementAt(global, position).0
+            if id != elements[position].id, !recorded.contains(id) { return false }
+        }
+        for position in examined {
+            let (id, element) = elementAt(global, position)
+            let previous = elements[position].id
+            examine(position, id, element, environment, &collector)
+            if previous != id {
+                if positions[previous] == position { positions.removeValue(forKey: previous) }
+                positions[id] = position
+            }
+        }
+        return true
     }
 
     /// Same length: element `i` is compared with what position `i` held.
     private func updateByPosition(_ global: GlobalState, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
         var position = 0
         access.forEach(global) { id, element in
-            defer { position += 1 }
-            var entry = elements[position]
-            if entry.id != id {
-                // Another element took this position: a fresh part, laid in place if it declares
-                // as many channels as the one it replaces.
-                let fresh = newElement(id)
-                _ = fresh.part.update(element, environment)
-                entry = Element(id: id, scope: fresh.scope, part: fresh.part, start: entry.start, count: entry.count, stale: false)
-                if fresh.part.keep.count == entry.count {
-                    for index in 0..<entry.count { keep[entry.start + index] = lifted(fresh.part.keep[index], entry) }
-                    if entry.count > 0 { collector.add(.ranges([0..<entry.count]), at: entry.start) }
-                } else {
-                    entry.stale = true
-                    collector.markResized()
-                }
-                elements[position] = entry
-                return
-            }
-            let change = entry.part.update(element, environment)
-            switch change {
-            case .unchanged:
-                break
-            case .ranges(let ranges):
-                for range in ranges {
-                    for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], entry) }
-                }
-                collector.add(change, at: entry.start)
-            case .resized:
-                elements[position].stale = true
+            examine(position, id, element, environment, &collector)
+            position += 1
+        }
+    }
+
+    /// Brings position `position`, now holding element `id`, up to date.
+    private func examine(_ position: Int, _ id: ID, _ element: State, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
+        var entry = elements[position]
+        if entry.id != id {
+            // Another element took this position: a fresh part, laid in place if it declares
+            // as many channels as the one it replaces.
+            let fresh = newElement(id)
+            _ = fresh.part.update(element, environment)
+            entry = Element(id: id, scope: fresh.scope, part: fresh.part, start: entry.start, count: entry.count, stale: false)
+            if fresh.part.keep.count == entry.count {
+                for index in 0..<entry.count { keep[entry.start + index] = lifted(fresh.part.keep[index], entry) }
+                if entry.count > 0 { collector.add(.ranges([0..<entry.count]), at: entry.start) }
+            } else {
+                entry.stale = true
                 collector.markResized()
             }
+            elements[position] = entry
+            return
+        }
+        let change = entry.part.update(element, environment)
+        switch change {
+        case .unchanged:
+            break
+        case .ranges(let ranges):
+            for range in ranges {
+                for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], entry) }
+            }
+            collector.add(change, at: entry.start)
+        case .resized:
+            elements[position].stale = true
+            collector.markResized()
         }
     }
 

@@ -45,11 +45,12 @@ struct SupervisorPlan<State, Environment, Action: Sendable>: Sendable {
     /// The collection lifts: one instance of this whole plan per element.
     func elementwise<GlobalState, ID: Hashable & Sendable, GlobalAction: Sendable>(
         access: ElementAccess<GlobalState, ID, State>,
-        embed: @escaping @Sendable (ID, Action) -> GlobalAction
+        embed: @escaping @Sendable (ID, Action) -> GlobalAction,
+        changes: (@Sendable (GlobalState) -> ElementChanges<ID>)? = nil
     ) -> SupervisorPlan<GlobalState, Environment, GlobalAction> {
         let plan = self
         return SupervisorPlan<GlobalState, Environment, GlobalAction> {
-            ElementSupervisor(access: access, embed: embed, makePart: { plan.makeInstance() })
+            ElementSupervisor(access: access, embed: embed, changes: changes, makePart: { plan.makeInstance() })
         }
     }
 
