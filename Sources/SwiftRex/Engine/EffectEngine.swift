@@ -240,16 +240,12 @@ final class EffectEngine<Action: Sendable> {
             openNow(settling.channel, key: key, supervised: settling.supervised, stats: settling.stats)
         case .deliverDebounced(let key, let generation, let sequence):
             guard case .channel(let live) = registry[key], live.generation == generation,
-                  live.debounceSequence == sequence, let value = live.debounced else { return }
-            live.debounced = nil
-            receive(value, into: live)
+                  let decision = live.pacing?.pacer.quietPeriodEnded(sequence: sequence) else { return }
+            carryOut(decision, for: live, key: key, debounced: true)
         case .deliverThrottleTrailing(let key, let generation):
-            guard case .channel(let live) = registry[key], live.generation == generation else { return }
-            live.trailingArmed = false
-            guard let value = live.trailing else { return }
-            live.trailing = nil
-            live.throttleStamp = clock.now()
-            receive(value, into: live)
+            guard case .channel(let live) = registry[key], live.generation == generation,
+                  let decision = live.pacing?.pacer.throttleWindowEnded(at: clock.now()) else { return }
+            carryOut(decision, for: live, key: key, debounced: false)
         }
     }
 
