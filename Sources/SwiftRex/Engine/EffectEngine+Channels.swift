@@ -36,7 +36,6 @@ extension EffectEngine {
 
     /// Opens now, or starts the settle window when the lifetime asks for one.
     func openOrSettle(_ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats) {
-        cycleChanged = true
         if let settle = channel.lifetime.settle, settle > .zero {
             let generation = nextGeneration()
             let now = clock.now()
@@ -82,7 +81,6 @@ extension EffectEngine {
         counters.opens += 1
         stats.opens += 1
         stats.record(.opened, at: now)
-        cycleChanged = true
         if let value = channel.payload.deliverable {
             // The value on open is not paced, but it starts a throttle window.
             live.pacing?.pacer.openedWithValue(at: now)
@@ -94,7 +92,6 @@ extension EffectEngine {
     /// Delivers a value into a live instance, paced by the instance's delivery policy.
     @inline(__always)
     func deliver(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        cycleChanged = true
         if case .immediate = live.delivery {
             receive(value, into: live)
         } else {

@@ -15,11 +15,9 @@ final class EffectEngine<Action: Sendable> {
     var timers = TimerQueue()
     var driver: (deadline: Duration, task: Task<Void, Never>)?
     var counters = ReconcileCounters()
-    var memory = ReconcileMemory()
+    var reconciler = ChannelReconciler()
     private var lastGeneration: UInt64 = 0
     private var lastOrder: UInt64 = 0
-    /// Whether the current reconcile cycle changed anything.
-    var cycleChanged = false
     /// The channel the last broadcast reached, and its id: a stream of broadcasts to one id then
     /// skips the registry's hash lookup. Valid while that instance is alive — an instance leaves
     /// the registry only through `cancel`, which ends its liveness. Two fields, not a tuple:
@@ -176,11 +174,9 @@ final class EffectEngine<Action: Sendable> {
                 lastBroadcastKey = nil
             }
             counters.cancels += 1
-            cycleChanged = true
             live.stats.record(.cancelled(reason: reason), at: clock.now())
             live.handler?.cancel()
         case .settling(let settling):
-            cycleChanged = true
             settling.stats.record(.cancelled(reason: reason), at: clock.now())
         }
         return true
