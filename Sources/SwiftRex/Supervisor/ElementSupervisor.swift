@@ -3,8 +3,8 @@
 /// whose input did not change costs one comparison and builds no channel).
 ///
 /// While the container keeps its length, elements are matched to parts by position: an element
-/// whose id differs from the one last seen there gets a fresh part (its memo starts empty), and
-/// if it declares as many channels as its predecessor only its positions are reported. When the
+/// whose id differs from the one last seen there takes over that position's part, and if it
+/// declares as many channels as its predecessor only its positions are reported. When the
 /// length changes, parts are matched by id instead and follow their element, memo included.
 ///
 /// With a change log (`liftCollection(…, changes:)`) an update that finds the log's revision
@@ -130,13 +130,15 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     private func examine(_ position: Int, _ id: ID, _ element: State, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
         var entry = elements[position]
         if entry.id != id {
-            // Another element took this position: a fresh part, laid in place if it declares
-            // as many channels as the one it replaces.
-            let fresh = newElement(id)
-            _ = fresh.part.update(element, environment)
-            entry = Element(id: id, scope: fresh.scope, part: fresh.part, start: entry.start, count: entry.count, stale: false)
-            if fresh.part.keep.count == entry.count {
-                for index in 0..<entry.count { keep[entry.start + index] = lifted(fresh.part.keep[index], entry) }
+            // Another element took this position: it inherits the position's part. That is what
+            // a fresh part would declare — a part's channels are a function of what its memos
+            // read — minus a supervise run when the inputs compare equal. Its channels are lifted
+            // again (the element scope is part of their ids), in place if there are as many.
+            let part = entry.part
+            _ = part.update(element, environment)
+            entry = Element(id: id, scope: AnyHashableSendable(id), part: part, start: entry.start, count: entry.count, stale: false)
+            if part.keep.count == entry.count {
+                for index in 0..<entry.count { keep[entry.start + index] = lifted(part.keep[index], entry) }
                 if entry.count > 0 { collector.add(.ranges([0..<entry.count]), at: entry.start) }
             } else {
                 entry.stale = true
