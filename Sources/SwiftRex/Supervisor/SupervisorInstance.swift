@@ -71,13 +71,18 @@ final class GuardedSupervisor<State, Environment, Action: Sendable, Input: Equat
         self.inner = inner
     }
 
+    /// The inner part's channels themselves: a copy here would share the inner array, and the
+    /// inner part's next in-place change would then copy all of it.
+    override var keep: Keep<Action> {
+        get { inner.keep }
+        set { inner.keep = newValue }
+    }
+
     override func update(_ state: State, _ environment: Environment) -> SupervisorChange {
         let current = input(state)
         if let lastInput, lastInput == current { return .unchanged }
         lastInput = current
-        let change = inner.update(state, environment)
-        if change != .unchanged { keep = inner.keep }
-        return change
+        return inner.update(state, environment)
     }
 }
 
