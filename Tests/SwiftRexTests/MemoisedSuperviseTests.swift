@@ -303,14 +303,14 @@ import SwiftRexTesting
 
     @Test func aGuardSkipsItsWholeSubtreeAndAnElementReRunsOnlyWhenItChanged() async {
         let runs = Counter()
-        let element = Behavior<Never, Member, Void>
+        let element = Behavior<[Op], Member, Void>
             .supervise(on: \.resetKey) { key in
                 runs.bump("element")
                 return Supervision { _ in [Channel(id: "socket", lifetime: .ephemeral(resetKey: key)) { _ in .cancelOnly {} }] }
             }
         let behavior = Behavior<[Op], World, Void>
             .reduce(Self.reduce)
-            .combined(with: element.liftCollection(action: { (_: [Op]) in nil }, embed: { _, never in switch never {} }, stateCollection: \World.members))
+            .combined(with: element.liftCollection(action: { (_: [Op]) in nil }, embed: { _, ops in ops }, stateCollection: \World.members))
             .memoisingSupervise(on: \.membersRevision)
         var world = World()
         Self.reduce((0..<50).map { .addMember($0) }, &world)

@@ -55,7 +55,7 @@ struct SupervisorPlan<State, Environment, Action: Sendable>: Sendable {
     }
 
     /// All parts re-evaluated only when `input` changed.
-    func guarded<Input: Equatable>(by input: @escaping @Sendable (State) -> Input) -> SupervisorPlan {
+    func guarded<Input: Equatable & Sendable>(by input: @escaping @Sendable (State) -> Input) -> SupervisorPlan {
         let plan = self
         return SupervisorPlan { GuardedSupervisor(input: input, inner: plan.makeInstance()) }
     }
