@@ -39,6 +39,12 @@ struct Report {
             if let r = child(["churn", "from", "\(churnSeconds)", sync.rawValue], rep: rep) { dedicated.append(r) }
             if !cFirst, cAvailable, let v = baseline.recreate(cycles: cycles) { cRecreate.values.append(v) }
         }
+        // Idle CPU against the number of follows (one repetition each: the window is long).
+        let idleFollows = quick ? [1_000, 10_000] : [1_000, 10_000, 20_000, 100_000]
+        var idle: [(Int, Fields)] = []
+        for follows in idleFollows {
+            if let r = child(["idle", "\(follows)", quick ? "3" : "10"], rep: 1) { idle.append((follows, r)) }
+        }
         let wall = Double(nowNanoseconds() - started) / 1e9
 
         let thr = sample(nodeThr, "msg_s"), sharedRate = sample(shared, "changes_s"), fromRate = sample(dedicated, "changes_s")
@@ -64,6 +70,20 @@ struct Report {
             print(String(format: "CPU per message (median, µs): publishing node %.2f, following node %.2f, libzmq I/O threads %.2f; sum %.2f",
                          a, b, z, a + b + z))
         }
+
+        print("")
+        print("### 3. idle CPU against follows — 3 nodes, 100 ms heartbeats, node f holds F shared-socket follows")
+        var idleTable = Table(["follows", "f's reactor CPU, % of a core", "cycles/s", "skipped (no input changed)", "µs per cycle", "target", "met"])
+        for (follows, r) in idle {
+            let seconds = max(d(r, "secs"), 1e-9)
+            let cpu = d(r, "cpu_pct")
+            let target = follows == 20_000 ? "≤ 3 %" : follows == 100_000 ? "≤ 5 %" : "–"
+            let met: Bool? = follows == 20_000 ? cpu <= 3 : follows == 100_000 ? cpu <= 5 : nil
+            idleTable.add([grouped(Double(follows)), String(format: "%.2f %%", cpu), String(format: "%.0f", d(r, "cycles") / seconds),
+                           "\(r["skipped"] ?? "?") of \(r["cycles"] ?? "?")", r["reconcile_us_per_cycle"] ?? "?", target, verdict(met)])
+        }
+        print(idleTable.render())
+        print("CPU from /proc (10 ms ticks); µs per cycle = supervise update + reconcile per batch (heartbeats heard, ticks).")
 
         print("")
         print("### details per run")

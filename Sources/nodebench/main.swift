@@ -12,6 +12,7 @@ import Foundation
 //   nodebench thr <count> [window] [curve]                    end-to-end throughput (curve: both nodes secured)
 //   nodebench pub <count>                                     one node's publishing alone
 //   nodebench churn <shared|from> <seconds> [node|publisher] [follows] [curve]   follow-topic churn (curve: both nodes secured)
+//   nodebench idle <follows> <seconds>                        one node's idle CPU holding that many follows
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -34,6 +35,13 @@ do {
         let follows = arguments.count > 4 ? Int(arguments[4]) ?? 100 : 100
         alarm(120)
         try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows, curve: arguments.last == "curve")
+    case "idle":
+        guard arguments.count >= 3, let follows = Int(arguments[1]), follows >= 0, follows <= 1_000_000,
+              let seconds = Double(arguments[2]), seconds > 0, seconds <= 60 else {
+            fail("usage: nodebench idle <follows 0…1,000,000> <seconds 0…60>", code: 64)
+        }
+        alarm(300)
+        try await IdleFollows.run(follows: follows, seconds: seconds)
     default:
         var sync = FollowChurn.Sync.publisher
         let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "nodebench", usage: [

@@ -38,8 +38,17 @@ enum ReconcileBenchmark {
         }
     }
 
+    /// How the workload's supervise is written (the same channels and actions either way).
+    enum Workload: String, CaseIterable {
+        /// `Fleet`: one opaque supervise building all K channels every cycle.
+        case opaque
+        /// `MemoFleet`: per-member memo, lifted over the members with the reducer's change log.
+        case memoised
+    }
+
     struct Result {
         let k: Int
+        let workload: Workload
         let churn: Churn
         let build: Sample
         let diff: Sample
@@ -49,6 +58,7 @@ enum ReconcileBenchmark {
 
     struct OpenResult {
         let k: Int
+        let workload: Workload
         let build: Duration
         let diff: Duration
         /// One `Store.keep()` (the whole keep set, built on the store's executor): what a node's
@@ -63,18 +73,28 @@ enum ReconcileBenchmark {
         var opens: [OpenResult] = []
         for k in ks {
             let cycles = max(3, min(200, channelCycleBudget / k))
-            let (open, perK) = await run(k: k, runs: runs, cycles: cycles)
-            opens.append(open)
-            results += perK
+            for workload in Workload.allCases {
+                let (open, perK) = switch workload {
+                case .opaque:
+                    await run(k: k, runs: runs, cycles: cycles, workload: workload, initial: Fleet.State(count: k), behavior: Fleet.behavior)
+                case .memoised:
+                    await run(k: k, runs: runs, cycles: cycles, workload: workload, initial: MemoFleet.State(count: k), behavior: MemoFleet.behavior)
+                }
+                opens.append(open)
+                results += perK
+            }
         }
-        render(results, opens: opens, runs: runs, budget: channelCycleBudget)
+        render(results.filter { $0.workload == .opaque }, opens: opens.filter { $0.workload == .opaque }, runs: runs, budget: channelCycleBudget)
+        renderMemoised(results, opens: opens, runs: runs)
         return results
     }
 
-    static func run(k: Int, runs: Int, cycles: Int) async -> (OpenResult, [Result]) {
+    static func run<State: Sendable>(
+        k: Int, runs: Int, cycles: Int, workload: Workload, initial: State, behavior: Behavior<Fleet.Action, State, Void>
+    ) async -> (OpenResult, [Result]) {
         let executor = ThreadExecutor(name: "rexbench.reconcile")
         defer { executor.stop() }
-        let store = Store(initial: Fleet.State(count: k), behavior: Fleet.behavior, executor: .custom(executor))
+        let store = Store(initial: initial, behavior: behavior, executor: .custom(executor))
         await store.waitUntilIdle()
         var counters = await store.keep().counters
         precondition(counters.liveChannels == k, "opened \(counters.liveChannels) of \(k) channels")
@@ -83,7 +103,7 @@ enum ReconcileBenchmark {
         let snapshot = await store.keep()
         let keepSnapshot = keepClock.now - keepStart
         precondition(snapshot.channels.count == k)
-        let open = OpenResult(k: k, build: counters.totalBuildDuration, diff: counters.totalDiffDuration, keepSnapshot: keepSnapshot)
+        let open = OpenResult(k: k, workload: workload, build: counters.totalBuildDuration, diff: counters.totalDiffDuration, keepSnapshot: keepSnapshot)
 
         var results: [Result] = []
         for churn in churns {
@@ -118,7 +138,7 @@ enum ReconcileBenchmark {
                 wall.append(elapsed.seconds / Double(n))
             }
             results.append(Result(
-                k: k, churn: churn, build: Sample(build), diff: Sample(diff), total: Sample(total), wall: Sample(wall)
+                k: k, workload: workload, churn: churn, build: Sample(build), diff: Sample(diff), total: Sample(total), wall: Sample(wall)
             ))
         }
         await store.release()
@@ -127,7 +147,7 @@ enum ReconcileBenchmark {
 
     static func render(_ results: [Result], opens: [OpenResult], runs: Int, budget: Int) {
         var table = Table(
-            "2. Reconcile per cycle — K live ephemeral channels, \(runs) runs (median, min – max)",
+            "2. Reconcile per cycle — K live ephemeral channels, opaque supervise, \(runs) runs (median, min – max)",
             header: ["K", "churn", "build (supervise)", "diff + apply", "total", "per channel", "wall / cycle"]
         )
         table.leftAligned = [1]
@@ -159,6 +179,45 @@ enum ReconcileBenchmark {
             openTable.add([
                 Format.count(o.k), Format.time(o.build.seconds), Format.time(o.diff.seconds),
                 Format.time((o.build + o.diff).seconds / Double(o.k)), Format.time(o.keepSnapshot.seconds),
+            ])
+        }
+        openTable.print()
+    }
+
+    /// The same workloads written with memoised supervise, next to the opaque figures of this run.
+    static func renderMemoised(_ results: [Result], opens: [OpenResult], runs: Int) {
+        var table = Table(
+            "2b. Memoised supervise (MemoFleet) vs opaque (Fleet), same run, \(runs) runs (median)",
+            header: ["K", "churn", "opaque total", "memoised build", "memoised diff", "memoised total", "speed-up", "per changed channel", "wall / cycle"]
+        )
+        table.leftAligned = [1]
+        var lastK = 0
+        for memo in results where memo.workload == .memoised {
+            guard let opaque = results.first(where: { $0.workload == .opaque && $0.k == memo.k && $0.churn == memo.churn }) else { continue }
+            let changed = memo.churn.expectedChanges(k: memo.k) / 2
+            table.add([
+                memo.k == lastK ? "" : Format.count(memo.k), memo.churn.label,
+                Format.time(opaque.total.median), Format.time(memo.build.median), Format.time(memo.diff.median),
+                Format.spread(memo.total, Format.time),
+                String(format: "%.0f×", opaque.total.median / max(memo.total.median, 1e-9)),
+                changed == 0 ? "–" : Format.time(memo.total.median / Double(changed)),
+                Format.time(memo.wall.median),
+            ])
+            lastK = memo.k
+        }
+        table.notes = [
+            "total = build (supervise update, memo comparisons) + diff + apply, from the engine counters, per cycle.",
+            "0 % = a batch that changes no supervise input: the lift compares one revision, the reconcile is skipped.",
+            "per changed channel = memoised total ÷ channels re-keyed or replaced per cycle (each is a cancel + open);",
+            "  flat across K means churn costs O(changes), not O(K): only the members in the change log are re-evaluated.",
+            "wall / cycle adds dispatch, reduce, publish and the executor hops, seen from outside.",
+        ]
+        table.print()
+        var openTable = Table("   Opening K channels, memoised workload", header: ["K", "build", "diff + open", "per channel"])
+        for o in opens where o.workload == .memoised {
+            openTable.add([
+                Format.count(o.k), Format.time(o.build.seconds), Format.time(o.diff.seconds),
+                Format.time((o.build + o.diff).seconds / Double(o.k)),
             ])
         }
         openTable.print()

@@ -131,6 +131,46 @@ import Testing
         await node.store.finish(cancelChannels: true)
     }
 
+    /// The node's supervise is memoised on what each group of channels reads: with hundreds of
+    /// follows, a heartbeat, a tick or a received message changes no channel input, so the cycle
+    /// is skipped without diffing a single position; a follow command re-derives the follows.
+    @Test func heartbeatsTicksAndMessagesDoNotReDeriveTheChannels() async {
+        let node = await Harness.started(peers: ["n2": "tcp://127.0.0.1:7102"])
+        for index in 0..<300 {
+            await node.store.send(.follow(name: "f\(index)", topic: "t\(index)", from: nil)) {
+                $0.follows["f\(index)"] = Follow(topic: "t\(index)")
+            }
+        }
+        _ = await node.clock.waitForSleepers(2)
+        node.clock.advance(by: .milliseconds(50))   // every follow's settle window
+        await node.store.settle()
+        let before = await node.store.keep().counters
+        #expect(before.liveChannels == 3 + 1 + 300, "publisher, heartbeat, membership, the peer and 300 follows")
+
+        node.network.deliver([Received(topic: "$hb.n2", sender: "n2", epoch: 1, sequence: 1, value: "")])
+        await node.store.receive(.heartbeat(from: "n2", epoch: 1, sequence: 1, atMs: 50)) {
+            $0.peers["n2"]!.recordHeartbeat(epoch: 1, sequence: 1, atMs: 50)
+        }
+        let message = Received(topic: "t7", sender: "n2", epoch: 1, sequence: 1, value: "v")
+        #expect(node.network.deliver([message]) == 1)
+        await node.store.receive(.received(name: "f7", messages: [message])) { Self.accept(message, by: "f7", count: 1, in: &$0) }
+        await node.tick(after: 450) { $0.nowMs = 500; $0.peers["n2"]!.status = .alive }
+
+        let idle = await node.store.keep().counters
+        #expect(idle.cycles - before.cycles == 3)
+        #expect(idle.skippedCycles - before.skippedCycles == 3, "nothing a channel reads changed")
+        #expect(idle.examinedPositions == before.examinedPositions, "not one position diffed")
+        #expect(idle.opens == before.opens && idle.cancels == before.cancels)
+
+        // A follow re-targeted: the follows are re-derived and only that one is recreated.
+        await node.store.send(.follow(name: "f9", topic: "moved", from: nil)) { $0.follows["f9"]!.topic = "moved" }
+        let changed = await node.store.keep().counters
+        #expect(changed.skippedCycles == idle.skippedCycles)
+        #expect(changed.examinedPositions - idle.examinedPositions == 1, "one position diffed")
+        #expect(changed.cancels - idle.cancels == 1, "the old subscription goes (the new one settles first)")
+        await node.store.finish(cancelChannels: true)
+    }
+
     /// A follow `from` a peer waits for that peer to be known, then owns a route to it alone.
     @Test func aFollowFromAPeerWaitsForThePeerThenOwnsADedicatedRoute() async {
         let node = await Harness.started()

@@ -13,12 +13,36 @@ public struct NodeState: Codable, Sendable, Equatable {
     /// Operator actions the reducer dropped at a limit of `settings.limits` (the control
     /// endpoint refuses them before they are queued; this counts the ones that raced it).
     public var refused: Int = 0
+    /// Change stamps for the node's memoised supervise (not data: not encoded, never unequal).
+    public var revisions = SuperviseRevisions()
 
     public init(id: String, settings: NodeSettings = NodeSettings(), peers: [String: Peer] = [:]) {
         self.id = id
         self.settings = settings
         self.peers = peers
     }
+
+    /// Every stored property but `revisions`: a new field must be listed here to be encoded.
+    enum CodingKeys: String, CodingKey {
+        case id, settings, feeds, follows, peers, nowMs, refused
+    }
+}
+
+/// Numbers the node's reducer bumps whenever it changes what a group of channels reads, so the
+/// node's supervise compares one number per group instead of re-deriving the group's channels
+/// after every heartbeat or received message (which change counters, never a channel).
+///
+/// A change stamp, not data: it is not encoded, and any two compare equal, so two states with the
+/// same content are equal whatever their history (the memo reads the numbers themselves).
+public struct SuperviseRevisions: Sendable, Equatable {
+    /// A follow was added, removed, re-targeted or had its endpoint resolved anew.
+    public var follows: UInt64 = 0
+    /// A peer was added, removed or moved to another endpoint.
+    public var peers: UInt64 = 0
+
+    public init() {}
+
+    public static func == (lhs: SuperviseRevisions, rhs: SuperviseRevisions) -> Bool { true }
 }
 
 /// A value this node publishes under a topic.

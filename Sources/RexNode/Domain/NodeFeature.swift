@@ -30,7 +30,17 @@ public enum NodeFeature {
                     return .empty
                 }
             }
-            .supervise { state in Supervision { env in nodeChannels(state, env) } }
+            // Each group of channels is memoised on what it reads, so a heartbeat, a tick or a
+            // received message (which change statuses and counters only) costs four comparisons
+            // and no reconcile: the settings are fixed, the feeds dictionary compares by identity
+            // while untouched, and peers and follows are guarded by the reducer's revisions.
+            .supervise(on: { $0.settings.heartbeatInterval }) { interval in
+                Supervision { env in fixedChannels(heartbeatInterval: interval, env) }
+            }
+            .supervise(on: \.feeds) { feeds in Supervision { env in feedChannels(feeds, env) } }
+            .combined(with: Behavior<NodeAction, NodeState, NodeEnvironment>
+                .supervise { state in Supervision { env in peerChannels(state.peers, env) } }
+                .memoisingSupervise(on: \.revisions.peers))
             .combined(with: FollowFeature.behavior.liftCollection(
                 // Messages are recorded by `reduce`, which knows the node's limits; the lift
                 // gives each follow its channel, with ids scoped to its name.
@@ -41,7 +51,7 @@ public enum NodeFeature {
                     }
                 },
                 stateDictionary: \NodeState.follows
-            ))
+            ).memoisingSupervise(on: \.revisions.follows))
     }
 
     static func reduce(_ action: NodeAction, _ state: inout NodeState) {
@@ -55,6 +65,7 @@ public enum NodeFeature {
         case .unset(let topic):
             state.feeds[topic] = nil
         case .follow(let name, let topic, let from):
+            state.revisions.follows &+= 1
             let endpoint = from.flatMap { state.peers[$0]?.endpoint }
             if var follow = state.follows[name] {
                 if follow.topic != topic || follow.from != from {
@@ -72,7 +83,7 @@ public enum NodeFeature {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
             }
         case .unfollow(let name):
-            state.follows[name] = nil
+            if state.follows.removeValue(forKey: name) != nil { state.revisions.follows &+= 1 }
         case .publish:
             break
         case .addPeer(let id, let endpoint):
@@ -80,10 +91,13 @@ public enum NodeFeature {
                 state.refused += 1
                 return
             }
-            if state.peers[id]?.endpoint != endpoint { state.peers[id] = Peer(endpoint: endpoint) }
+            if state.peers[id]?.endpoint != endpoint {
+                state.peers[id] = Peer(endpoint: endpoint)
+                state.revisions.peers &+= 1
+            }
             resolveEndpoints(of: id, in: &state)
         case .removePeer(let id):
-            state.peers[id] = nil
+            if state.peers.removeValue(forKey: id) != nil { state.revisions.peers &+= 1 }
             resolveEndpoints(of: id, in: &state)
         case .received(let name, let messages):
             let limit = state.settings.limits.maxStreamsPerFollow
@@ -103,24 +117,27 @@ public enum NodeFeature {
 
     private static func resolveEndpoints(of peer: String, in state: inout NodeState) {
         for name in state.follows.keys where state.follows[name]!.from == peer {
-            state.follows[name]!.endpoint = state.peers[peer]?.endpoint
+            let endpoint = state.peers[peer]?.endpoint
+            if state.follows[name]!.endpoint != endpoint {
+                state.follows[name]!.endpoint = endpoint
+                state.revisions.follows &+= 1
+            }
         }
     }
 
-    /// Every channel the state implies, apart from follows.
-    static func nodeChannels(_ state: NodeState, _ env: NodeEnvironment) -> Keep<NodeAction> {
-        var keep: Keep<NodeAction> = [
-            NodeChannels.publisher(env),
-            NodeChannels.heartbeat(interval: state.settings.heartbeatInterval, env),
-            NodeChannels.membership(env),
-        ]
-        for topic in state.feeds.keys.sorted() {
-            keep.append(NodeChannels.feed(topic: topic, value: state.feeds[topic]!.value, env))
-        }
-        for id in state.peers.keys.sorted() {
-            keep.append(NodeChannels.peer(id: id, endpoint: state.peers[id]!.endpoint, env))
-        }
-        return keep
+    /// The channels every node keeps: publisher, heartbeat and membership.
+    static func fixedChannels(heartbeatInterval: Duration, _ env: NodeEnvironment) -> Keep<NodeAction> {
+        [NodeChannels.publisher(env), NodeChannels.heartbeat(interval: heartbeatInterval, env), NodeChannels.membership(env)]
+    }
+
+    /// One channel per feed, in topic order.
+    static func feedChannels(_ feeds: [String: Feed], _ env: NodeEnvironment) -> Keep<NodeAction> {
+        feeds.keys.sorted().map { NodeChannels.feed(topic: $0, value: feeds[$0]!.value, env) }
+    }
+
+    /// One connection per peer, in id order.
+    static func peerChannels(_ peers: [String: Peer], _ env: NodeEnvironment) -> Keep<NodeAction> {
+        peers.keys.sorted().map { NodeChannels.peer(id: $0, endpoint: peers[$0]!.endpoint, env) }
     }
 }
 
@@ -134,12 +151,21 @@ enum FollowEvent: Sendable, Equatable {
 enum FollowFeature {
     static var behavior: Behavior<FollowEvent, Follow, NodeEnvironment> {
         Behavior<FollowEvent, Follow, NodeEnvironment>
-            .supervise { follow in
+            // Memoised on what the channel reads: a received message (count, last value,
+            // sequences) leaves the input equal, so the follow is not re-derived.
+            .supervise(on: target) { target in
                 Supervision { env in
                     // A follow from a peer that is not known yet waits for it: no channel.
-                    if follow.from != nil, follow.endpoint == nil { return [] }
-                    return [NodeChannels.follow(topic: follow.topic, endpoint: follow.from == nil ? nil : follow.endpoint, env)]
+                    guard let target else { return [] }
+                    return [NodeChannels.follow(topic: target.topic, endpoint: target.endpoint, env)]
                 }
             }
+    }
+
+    /// What a follow's channel is made of: its topic and the dedicated endpoint, if any; nil while
+    /// it waits for a peer that is not known yet.
+    static func target(_ follow: Follow) -> FollowKey? {
+        if follow.from != nil, follow.endpoint == nil { return nil }
+        return FollowKey(topic: follow.topic, endpoint: follow.from == nil ? nil : follow.endpoint)
     }
 }

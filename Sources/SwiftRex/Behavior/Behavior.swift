@@ -14,7 +14,7 @@
 public struct Behavior<Action: Sendable, State, Environment>: Sendable {
     typealias Reduce = @Sendable (Action, inout State) -> Void
     typealias Produce = @Sendable (Action, ProduceContext<State, Environment>) -> Effect<Action>
-    typealias Supervise = @Sendable (State, Environment) -> Keep<Action>
+    typealias Supervise = SupervisorPlan<State, Environment, Action>
 
     let reducer: Reduce?
     let producer: Produce?
@@ -51,7 +51,7 @@ public struct Behavior<Action: Sendable, State, Environment>: Sendable {
     public static func supervise(
         _ supervise: @escaping @Sendable (State) -> Supervision<Action, Environment>
     ) -> Behavior {
-        Behavior(reducer: nil, producer: nil, supervisor: { state, env in supervise(state).run(env) })
+        Behavior(reducer: nil, producer: nil, supervisor: .opaque { state, env in supervise(state).run(env) })
     }
 
     /// Runs `lhs` then `rhs`: reducers in order, effects concurrently, channels concatenated.
@@ -59,7 +59,7 @@ public struct Behavior<Action: Sendable, State, Environment>: Sendable {
         Behavior(
             reducer: Self.chain(lhs.reducer, rhs.reducer),
             producer: Self.merge(lhs.producer, rhs.producer),
-            supervisor: Self.concatenate(lhs.supervisor, rhs.supervisor)
+            supervisor: Supervise.concatenate(lhs.supervisor, rhs.supervisor)
         )
     }
 
@@ -101,12 +101,6 @@ public struct Behavior<Action: Sendable, State, Environment>: Sendable {
         guard let lhs else { return rhs }
         guard let rhs else { return lhs }
         return { action, context in .combine(lhs(action, context), rhs(action, context)) }
-    }
-
-    static func concatenate(_ lhs: Supervise?, _ rhs: Supervise?) -> Supervise? {
-        guard let lhs else { return rhs }
-        guard let rhs else { return lhs }
-        return { state, env in lhs(state, env) + rhs(state, env) }
     }
 }
 

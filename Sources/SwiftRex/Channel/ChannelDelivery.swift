@@ -12,6 +12,11 @@ public enum ChannelDelivery: Sendable, Hashable, CustomStringConvertible {
     /// Deliver only after values go quiet for the duration; a burst collapses to its latest.
     case debounce(Duration)
 
+    var isDebounce: Bool {
+        if case .debounce = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .immediate: "immediate"

@@ -36,7 +36,6 @@ extension EffectEngine {
 
     /// Opens now, or starts the settle window when the lifetime asks for one.
     func openOrSettle(_ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats) {
-        cycleChanged = true
         if let settle = channel.lifetime.settle, settle > .zero {
             let generation = nextGeneration()
             let now = clock.now()
@@ -82,10 +81,9 @@ extension EffectEngine {
         counters.opens += 1
         stats.opens += 1
         stats.record(.opened, at: now)
-        cycleChanged = true
         if let value = channel.payload.deliverable {
             // The value on open is not paced, but it starts a throttle window.
-            if case .throttle = live.delivery { live.throttleStamp = now }
+            live.pacing?.pacer.openedWithValue(at: now)
             receive(value, into: live)
         }
         return live
@@ -94,7 +92,6 @@ extension EffectEngine {
     /// Delivers a value into a live instance, paced by the instance's delivery policy.
     @inline(__always)
     func deliver(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        cycleChanged = true
         if case .immediate = live.delivery {
             receive(value, into: live)
         } else {
@@ -102,39 +99,29 @@ extension EffectEngine {
         }
     }
 
-    /// `deliver` for throttled and debounced channels (kept out of the immediate path).
+    /// `deliver` for throttled and debounced channels (kept out of the immediate path): the
+    /// instance's pacer decides, the engine carries it out.
     private func deliverPaced(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        switch live.delivery {
-        case .immediate:
+        guard let decision = live.pacing?.pacer.arrived(value, at: clock.now()) else {
             receive(value, into: live)
-        case .throttle(let interval, let latest):
-            let now = clock.now()
-            if let stamp = live.throttleStamp, now - stamp < interval {
-                if latest {
-                    if live.trailing != nil { drop(live, reason: "superseded in throttle window") }
-                    live.trailing = value
-                    if !live.trailingArmed {
-                        live.trailingArmed = true
-                        timers.schedule(at: stamp + interval, .deliverThrottleTrailing(key: key, generation: live.generation))
-                        armDriver()
-                    }
-                } else {
-                    drop(live, reason: "throttled")
-                }
-                return
-            }
-            live.throttleStamp = now
-            receive(value, into: live)
-        case .debounce(let quiet):
-            if live.debounced != nil { drop(live, reason: "superseded in debounce window") }
-            live.debounced = value
-            live.debounceSequence &+= 1
+            return
+        }
+        carryOut(decision, for: live, key: key, debounced: live.delivery.isDebounce)
+    }
+
+    /// Does what a pacer decided: counts a drop, arms its timer, delivers.
+    func carryOut(_ decision: DeliveryPacer.Decision, for live: LiveChannel, key: AnyHashableSendable, debounced: Bool) {
+        if let reason = decision.dropped { drop(live, reason: reason) }
+        if let deadline = decision.armTimer {
             timers.schedule(
-                at: clock.now() + quiet,
-                .deliverDebounced(key: key, generation: live.generation, sequence: live.debounceSequence)
+                at: deadline,
+                debounced
+                    ? .deliverDebounced(key: key, generation: live.generation, sequence: decision.sequence)
+                    : .deliverThrottleTrailing(key: key, generation: live.generation)
             )
             armDriver()
         }
+        if let value = decision.deliver { receive(value, into: live) }
     }
 
     @inline(__always)

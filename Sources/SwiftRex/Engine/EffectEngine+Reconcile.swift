@@ -1,5 +1,6 @@
 extension EffectEngine {
-    /// Brings what runs in line with `desired`, the channels the current state keeps.
+    /// Brings what runs in line with `desired`, the channels the current state keeps: the
+    /// reconciler diffs (see `ChannelReconciler`), and this carries its directives out.
     ///
     /// - New id: open it (or start its settle window). If a channel opened imperatively is already
     ///   live under the id, the supervise adopts it and delivers its `.onChange` value instead.
@@ -7,158 +8,35 @@ extension EffectEngine {
     /// - `.onChange` value changed: deliver it into the live instance, paced by its delivery; while
     ///   settling, the pending open just takes the new declaration.
     /// - Id gone: cancel it — after every open of this cycle, so switching ids opens before closing.
-    /// Duplicate ids in one list open once; the last declaration wins.
     ///
-    /// Returns whether anything was opened, recreated, piped or cancelled.
+    /// `change` says which positions may differ from the last cycle's list: `unchanged` skips
+    /// the cycle without diffing anything.
+    ///
+    /// Returns whether the cycle had anything to do (directives).
     @discardableResult
-    func reconcile(_ desired: [Channel<Action>]) -> Bool {
+    func reconcile(_ desired: [Channel<Action>], change: SupervisorChange = .resized) -> Bool {
         counters.cycles += 1
-        cycleChanged = false
-        if reconcileInPlace(desired) {
-            if cycleChanged { counters.changedCycles += 1 }
-            return cycleChanged
+        if case .unchanged = change {
+            counters.skippedCycles += 1
+            return false
         }
-        memory.cycle &+= 1
-        let cycle = memory.cycle
-        memory.order.removeAll(keepingCapacity: true)
-
-        // Pass 1: collapse duplicates (last declaration wins, first position orders).
-        for (position, channel) in desired.enumerated() {
-            if let slot = memory.index[channel.id] {
-                if memory.records[slot].seenCycle != cycle {
-                    memory.records[slot].seenCycle = cycle
-                    memory.order.append(slot)
-                }
-                memory.records[slot].desiredIndex = position
-            } else {
-                let slot = memory.records.count
-                memory.records.append(ReconcileMemory.Record(
-                    id: channel.id, resetKey: nil, broadcast: nil, seenCycle: cycle, desiredIndex: position,
-                    isNew: true, stats: ChannelStats()
-                ))
-                memory.index[channel.id] = slot
-                memory.order.append(slot)
-            }
-        }
-
-        // Pass 2: open, recreate or pipe.
-        for slot in memory.order {
-            let record = memory.records[slot]
-            let channel = desired[record.desiredIndex]
-            let resetKey = channel.lifetime.resetKey
-            let broadcast = channel.payload.broadcastIdentity
-            if record.isNew {
-                appear(channel, stats: record.stats)
-            } else if record.resetKey != resetKey {
-                recreate(channel, from: record.resetKey, stats: record.stats)
-            } else if record.broadcast != broadcast {
-                pipe(channel)
-            }
-            memory.records[slot].isNew = false
-            memory.records[slot].resetKey = resetKey
-            memory.records[slot].broadcast = broadcast
-        }
-
-        // Pass 3: cancel ids that left the set (swap-remove keeps the array dense).
-        var slot = memory.records.count - 1
-        while slot >= 0 {
-            if memory.records[slot].seenCycle != cycle {
-                let id = memory.records[slot].id
-                cancel(id, reason: "left the desired set")
-                memory.index.removeValue(forKey: id)
-                let last = memory.records.removeLast()
-                if slot < memory.records.count {
-                    memory.records[slot] = last
-                    memory.index[last.id] = slot
-                }
-            }
-            slot -= 1
-        }
-
-        memory.remember(desired)
-        if cycleChanged { counters.changedCycles += 1 }
-        return cycleChanged
-    }
-
-    /// The common case: most ids sit at the same positions as last cycle. Unchanged positions
-    /// cost two comparisons and no hashing; only positions whose reset key or value changed, and
-    /// positions whose id changed (a few ids replaced by others), touch the index. An unchanged
-    /// cycle is two linear scans with no allocation.
-    ///
-    /// Returns false, having changed nothing, when the list moved too much or holds duplicates:
-    /// then the full diff runs.
-    private func reconcileInPlace(_ desired: [Channel<Action>]) -> Bool {
-        let count = desired.count
-        // Same length, and last cycle had no duplicate ids (one record per position).
-        guard count == memory.lastSignature.count, memory.records.count == count, count > 0 else { return false }
-        var moved: [Int] = []
-        let limit = max(count / 4, 1)
-        let fits = desired.withUnsafeBufferPointer { channels in
-            memory.lastSignature.withUnsafeBufferPointer { signatures in
-                for position in 0..<count where channels[position].storage.id != signatures[position].id {
-                    moved.append(position)
-                    if moved.count > limit { return false }
-                }
-                return true
-            }
-        }
-        guard fits else { return false }
-
-        // Ids that changed position: which old ones remain (elsewhere) and which new ones arrive.
-        var leaving: Set<AnyHashableSendable> = []
-        var arriving: Set<AnyHashableSendable> = []
-        if !moved.isEmpty {
-            for position in moved { leaving.insert(memory.lastSignature[position].id) }
-            for position in moved {
-                let id = desired[position].storage.id
-                guard arriving.insert(id).inserted else { return false }                       // duplicate
-                if memory.index[id] != nil, !leaving.contains(id) { return false }              // duplicate
-            }
-            leaving.subtract(arriving)
-        }
-
-        for position in 0..<count {
-            let storage = desired[position].storage
-            let resetKey = storage.lifetime.resetKey
-            let broadcast = storage.payload.broadcastIdentity
-            let previous = memory.lastSignature[position]
-            if previous.id == storage.id, resetKey == previous.resetKey, broadcast == previous.broadcast { continue }
-            if let slot = memory.index[storage.id] {
-                let record = memory.records[slot]
-                if record.resetKey != resetKey {
-                    recreate(desired[position], from: record.resetKey, stats: record.stats)
-                } else if record.broadcast != broadcast {
-                    pipe(desired[position])
-                }
-                memory.records[slot].resetKey = resetKey
-                memory.records[slot].broadcast = broadcast
-            } else {
-                let stats = ChannelStats()
-                memory.index[storage.id] = memory.records.count
-                memory.records.append(ReconcileMemory.Record(
-                    id: storage.id, resetKey: resetKey, broadcast: broadcast, seenCycle: memory.cycle,
-                    desiredIndex: position, isNew: false, stats: stats
-                ))
+        counters.examinedPositions += reconciler.reconcile(desired, change: change)
+        let directives = reconciler.directives
+        for directive in directives {
+            switch directive {
+            case .open(let position, let stats):
                 appear(desired[position], stats: stats)
+            case .recreate(let position, let from, let stats):
+                recreate(desired[position], from: from, stats: stats)
+            case .deliver(let position):
+                pipe(desired[position])
+            case .cancel(let id, let reason):
+                cancel(id, reason: reason)
             }
-            memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: resetKey, broadcast: broadcast)
         }
-        // Ids that left: cancelled after every open of this cycle.
-        for id in leaving {
-            cancel(id, reason: "left the desired set")
-            removeRecord(id)
-        }
+        guard !directives.isEmpty else { return false }
+        counters.changedCycles += 1
         return true
-    }
-
-    /// Drops the memory of one id (swap-remove keeps the records dense).
-    private func removeRecord(_ id: AnyHashableSendable) {
-        guard let slot = memory.index.removeValue(forKey: id) else { return }
-        let last = memory.records.removeLast()
-        if slot < memory.records.count {
-            memory.records[slot] = last
-            memory.index[last.id] = slot
-        }
     }
 
     private func appear(_ channel: Channel<Action>, stats: ChannelStats) {

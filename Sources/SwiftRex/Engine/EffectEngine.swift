@@ -15,11 +15,9 @@ final class EffectEngine<Action: Sendable> {
     var timers = TimerQueue()
     var driver: (deadline: Duration, task: Task<Void, Never>)?
     var counters = ReconcileCounters()
-    var memory = ReconcileMemory()
+    var reconciler = ChannelReconciler()
     private var lastGeneration: UInt64 = 0
     private var lastOrder: UInt64 = 0
-    /// Whether the current reconcile cycle changed anything.
-    var cycleChanged = false
     /// The channel the last broadcast reached, and its id: a stream of broadcasts to one id then
     /// skips the registry's hash lookup. Valid while that instance is alive — an instance leaves
     /// the registry only through `cancel`, which ends its liveness. Two fields, not a tuple:
@@ -176,11 +174,9 @@ final class EffectEngine<Action: Sendable> {
                 lastBroadcastKey = nil
             }
             counters.cancels += 1
-            cycleChanged = true
             live.stats.record(.cancelled(reason: reason), at: clock.now())
             live.handler?.cancel()
         case .settling(let settling):
-            cycleChanged = true
             settling.stats.record(.cancelled(reason: reason), at: clock.now())
         }
         return true
@@ -240,16 +236,12 @@ final class EffectEngine<Action: Sendable> {
             openNow(settling.channel, key: key, supervised: settling.supervised, stats: settling.stats)
         case .deliverDebounced(let key, let generation, let sequence):
             guard case .channel(let live) = registry[key], live.generation == generation,
-                  live.debounceSequence == sequence, let value = live.debounced else { return }
-            live.debounced = nil
-            receive(value, into: live)
+                  let decision = live.pacing?.pacer.quietPeriodEnded(sequence: sequence) else { return }
+            carryOut(decision, for: live, key: key, debounced: true)
         case .deliverThrottleTrailing(let key, let generation):
-            guard case .channel(let live) = registry[key], live.generation == generation else { return }
-            live.trailingArmed = false
-            guard let value = live.trailing else { return }
-            live.trailing = nil
-            live.throttleStamp = clock.now()
-            receive(value, into: live)
+            guard case .channel(let live) = registry[key], live.generation == generation,
+                  let decision = live.pacing?.pacer.throttleWindowEnded(at: clock.now()) else { return }
+            carryOut(decision, for: live, key: key, debounced: false)
         }
     }
 

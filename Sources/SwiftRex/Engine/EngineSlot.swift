@@ -38,20 +38,14 @@ final class LiveChannel {
     let lifetime: ChannelLifetime
     let delivery: ChannelDelivery
     let broadcasting: String
+    /// Pacing state of a throttled or debounced instance (nil: immediate). Boxed, so an
+    /// immediate instance (most of them) pays one pointer for it.
+    let pacing: Pacing?
     let stats: ChannelStats
     let order: UInt64
     let since: Duration
     var supervised: Bool
     var handler: ErasedChannelHandler?
-
-    /// Start of the current throttle window.
-    var throttleStamp: Duration?
-    /// The latest value dropped in the current window (`throttle(_, latest: true)`).
-    var trailing: (any Sendable)?
-    var trailingArmed = false
-    /// The value waiting for a debounce to elapse, and which arrival it was.
-    var debounced: (any Sendable)?
-    var debounceSequence: UInt64 = 0
 
     init(
         generation: UInt64, lifetime: ChannelLifetime, delivery: ChannelDelivery, broadcasting: String,
@@ -60,6 +54,7 @@ final class LiveChannel {
         self.generation = generation
         self.lifetime = lifetime
         self.delivery = delivery
+        self.pacing = DeliveryPacer(delivery).map(Pacing.init)
         self.broadcasting = broadcasting
         self.stats = stats
         self.order = order
@@ -85,4 +80,11 @@ final class SettlingChannel<Action: Sendable> {
         self.since = since
         self.supervised = supervised
     }
+}
+
+/// A live instance's pacer, kept apart from the instance so immediate instances do not carry it.
+final class Pacing {
+    var pacer: DeliveryPacer
+
+    init(_ pacer: DeliveryPacer) { self.pacer = pacer }
 }

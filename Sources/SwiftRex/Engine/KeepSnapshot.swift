@@ -79,8 +79,14 @@ public struct ChannelEvent: Sendable {
 
 /// Counters of the reconcile engine.
 public struct ReconcileCounters: Sendable, Equatable {
-    /// Reconcile cycles run.
+    /// Reconcile cycles run (supervise updated after a batch), skipped ones included.
     public var cycles: Int = 0
+    /// Cycles in which no supervise input changed (every memo compared equal): nothing was
+    /// diffed, the cycle cost the memo comparisons only.
+    public var skippedCycles: Int = 0
+    /// Channel positions the diff examined, in total (an unmemoised supervise: all of them
+    /// every cycle; a memoised one: only the positions its changed inputs declare).
+    public var examinedPositions: Int = 0
     /// Cycles that opened, recreated, piped into or cancelled anything.
     public var changedCycles: Int = 0
     /// Channel instances opened (including recreations).

@@ -21,10 +21,10 @@ extension Behavior {
                 return produce(action, context).map(embed)
             }
         }
-        var liftedSupervisor: Lifted.Supervise?
-        if let supervise = supervisor {
-            liftedSupervisor = { state, env in supervise(state, env).map { $0.map(embed) } }
-        }
+        let liftedSupervisor = supervisor?.lifted(
+            state: { (state: State) -> State? in state }, environment: { (env: Environment) in env },
+            transform: { (channel: Channel<Action>) in channel.map(embed) }
+        )
         return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 }

@@ -17,6 +17,21 @@ extension Behavior {
         liftCollection(action: action, embed: embed, access: .collection(stateCollection))
     }
 
+    /// `liftCollection` over a random-access collection whose changes the reducer records in
+    /// `changes` (see `ElementChanges` for the contract): a supervise update then re-evaluates
+    /// only the elements recorded since the last one, so a churn cycle costs O(changes) and a
+    /// batch that recorded nothing costs one comparison, however many elements there are.
+    public func liftCollection<GlobalAction: Sendable, GlobalState, Elements: MutableCollection & RandomAccessCollection>(
+        action: @escaping @Sendable (GlobalAction) -> (id: State.ID, action: Action)?,
+        embed: @escaping @Sendable (State.ID, Action) -> GlobalAction,
+        stateCollection: any WritableKeyPath<GlobalState, Elements> & Sendable,
+        changes: any KeyPath<GlobalState, ElementChanges<State.ID>> & Sendable
+    ) -> Behavior<GlobalAction, GlobalState, Environment>
+    where State: Identifiable, State.ID: Sendable, Elements.Element == State,
+          Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype {
+        liftCollection(action: action, embed: embed, access: .randomAccess(stateCollection), changes: { $0[keyPath: changes] })
+    }
+
     /// Lifts an element behavior to the values of a dictionary, routing each action to ONE value.
     public func liftCollection<GlobalAction: Sendable, GlobalState, Key: Hashable & Sendable>(
         action: @escaping @Sendable (GlobalAction) -> (id: Key, action: Action)?,
@@ -29,7 +44,8 @@ extension Behavior {
     func liftCollection<GlobalAction: Sendable, GlobalState, ID>(
         action extract: @escaping @Sendable (GlobalAction) -> (id: ID, action: Action)?,
         embed: @escaping @Sendable (ID, Action) -> GlobalAction,
-        access: ElementAccess<GlobalState, ID, State>
+        access: ElementAccess<GlobalState, ID, State>,
+        changes: (@Sendable (GlobalState) -> ElementChanges<ID>)? = nil
     ) -> Behavior<GlobalAction, GlobalState, Environment> {
         typealias Lifted = Behavior<GlobalAction, GlobalState, Environment>
         var liftedReducer: Lifted.Reduce?
@@ -48,7 +64,7 @@ extension Behavior {
                     .scoped(toElement: AnyHashableSendable(id))
             }
         }
-        let liftedSupervisor = supervisor.map { Self.elementSupervisor($0, embed: embed, access: access) }
+        let liftedSupervisor = supervisor?.elementwise(access: access, embed: embed, changes: changes)
         return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 }

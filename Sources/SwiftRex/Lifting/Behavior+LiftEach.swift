@@ -53,7 +53,7 @@ extension Behavior {
                 return .combine(effects)
             }
         }
-        let liftedSupervisor = supervisor.map { Self.elementSupervisor($0, embed: embed, access: access) }
+        let liftedSupervisor = supervisor?.elementwise(access: access, embed: embed)
         return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 }

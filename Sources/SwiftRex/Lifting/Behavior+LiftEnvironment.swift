@@ -10,10 +10,9 @@ extension Behavior {
                 produce(action, ProduceContext(state: context.state, environment: transform(context.environment)))
             }
         }
-        var liftedSupervisor: Lifted.Supervise?
-        if let supervise = supervisor {
-            liftedSupervisor = { state, env in supervise(state, transform(env)) }
-        }
+        let liftedSupervisor = supervisor?.lifted(
+            state: { (state: State) -> State? in state }, environment: transform, transform: { (channel: Channel<Action>) in channel }
+        )
         return Lifted(reducer: reducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 }

@@ -16,10 +16,10 @@ extension Behavior {
                 produce(action, ProduceContext(state: context.state[keyPath: keyPath], environment: context.environment))
             }
         }
-        var liftedSupervisor: Lifted.Supervise?
-        if let supervise = supervisor {
-            liftedSupervisor = { global, env in supervise(global[keyPath: keyPath], env) }
-        }
+        let liftedSupervisor = supervisor?.lifted(
+            state: { (global: GlobalState) -> State? in global[keyPath: keyPath] }, environment: { (env: Environment) in env },
+            transform: { (channel: Channel<Action>) in channel }
+        )
         return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 
@@ -46,10 +46,10 @@ extension Behavior {
                 return produce(action, ProduceContext(state: local, environment: context.environment))
             }
         }
-        var liftedSupervisor: Lifted.Supervise?
-        if let supervise = supervisor {
-            liftedSupervisor = { global, env in global[keyPath: keyPath].map { supervise($0, env) } ?? [] }
-        }
+        let liftedSupervisor = supervisor?.lifted(
+            state: { (global: GlobalState) -> State? in global[keyPath: keyPath] }, environment: { (env: Environment) in env },
+            transform: { (channel: Channel<Action>) in channel }
+        )
         return Lifted(reducer: liftedReducer, producer: liftedProducer, supervisor: liftedSupervisor)
     }
 }

@@ -5,7 +5,13 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     let get: @Sendable (GlobalState, ID) -> Element?
     /// Every element with its id, in the container's order.
     let all: @Sendable (GlobalState) -> [(ID, Element)]
+    /// How many elements there are.
+    let count: @Sendable (GlobalState) -> Int
+    /// Visits every element with its id, in the container's order, without collecting them.
+    let forEach: @Sendable (GlobalState, (ID, Element) -> Void) -> Void
     let modifyAll: @Sendable (inout GlobalState, (inout Element) -> Void) -> Void
+    /// The element at an offset from the start, in O(1) (random-access containers only).
+    var elementAt: (@Sendable (GlobalState, Int) -> (ID, Element))? = nil
 
     /// Elements of a mutable collection of `Identifiable` values.
     static func collection<C: MutableCollection>(
@@ -20,6 +26,10 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
             },
             get: { global, id in global[keyPath: keyPath].first { $0.id == id } },
             all: { global in global[keyPath: keyPath].map { ($0.id, $0) } },
+            count: { global in global[keyPath: keyPath].count },
+            forEach: { global, body in
+                for element in global[keyPath: keyPath] { body(element.id, element) }
+            },
             modifyAll: { global, body in
                 var index = global[keyPath: keyPath].startIndex
                 while index != global[keyPath: keyPath].endIndex {
@@ -28,6 +38,21 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
                 }
             }
         )
+    }
+
+    /// Elements of a random-access collection: `collection` plus access by offset.
+    static func randomAccess<C: MutableCollection & RandomAccessCollection>(
+        _ keyPath: any WritableKeyPath<GlobalState, C> & Sendable
+    ) -> ElementAccess
+    where C.Element == Element, Element: Identifiable, Element.ID == ID,
+          C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype {
+        var access = collection(keyPath)
+        access.elementAt = { global, offset in
+            let elements = global[keyPath: keyPath]
+            let element = elements[elements.index(elements.startIndex, offsetBy: offset)]
+            return (element.id, element)
+        }
+        return access
     }
 
     /// Values of a dictionary, keyed by its keys (in the dictionary's order).
@@ -39,6 +64,10 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
             },
             get: { global, id in global[keyPath: keyPath][id] },
             all: { global in global[keyPath: keyPath].map { ($0.key, $0.value) } },
+            count: { global in global[keyPath: keyPath].count },
+            forEach: { global, body in
+                for (key, value) in global[keyPath: keyPath] { body(key, value) }
+            },
             modifyAll: { global, body in
                 for key in global[keyPath: keyPath].keys { body(&global[keyPath: keyPath][key]!) }
             }
@@ -50,26 +79,5 @@ extension ElementAccess {
     static func modifyValue(in dictionary: inout [ID: Element], _ id: ID, _ body: (inout Element) -> Void) {
         guard let index = dictionary.index(forKey: id) else { return }
         body(&dictionary.values[index])
-    }
-}
-
-extension Behavior {
-    /// The element-scoped supervision shared by both collection lifts: each element's channels,
-    /// re-typed with `embed` and with ids scoped to the element's id.
-    static func elementSupervisor<GlobalAction: Sendable, GlobalState, ID>(
-        _ supervise: @escaping Supervise,
-        embed: @escaping @Sendable (ID, Action) -> GlobalAction,
-        access: ElementAccess<GlobalState, ID, State>
-    ) -> Behavior<GlobalAction, GlobalState, Environment>.Supervise {
-        { global, env in
-            var keep: Keep<GlobalAction> = []
-            for (id, element) in access.all(global) {
-                let scope = AnyHashableSendable(id)
-                for channel in supervise(element, env) {
-                    keep.append(channel.lifted(toElement: scope) { embed(id, $0) })
-                }
-            }
-            return keep
-        }
     }
 }

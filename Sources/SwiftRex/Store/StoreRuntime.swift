@@ -24,6 +24,8 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         return storedState
     }
     let engine: EffectEngine<Action>
+    /// This store's evaluation of the behavior's supervise, with its memo caches.
+    private let supervisor: SupervisorInstance<State, Environment, Action>?
     private var spare = MoveQueue<MailboxItem<Action>>()
     private var released = false
     /// Set by the test kit: actions sent by effects and channels are held for `receive`.
@@ -54,6 +56,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         self.behavior = behavior
         self.environment = environment
         self.storedState = initial
+        self.supervisor = behavior.supervisor?.makeInstance()
         self.engine = EffectEngine(clock: clock, mailbox: mailbox, strictChannels: strictChannels, report: report)
         let weakSelf = WeakRuntime(self)
         target.set { weakSelf.runtime?.schedule { $0.drain() } }
@@ -160,15 +163,16 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
 
     /// After a batch: evaluate supervise and reconcile once, then publish the state.
     private func finishBatch(mutated: Bool, reconcile: Bool) {
-        if reconcile, let supervisor = behavior.supervisor {
-            // Build = evaluating supervise plus freeing the desired list afterwards; diff =
-            // comparing it with what runs and applying the changes.
+        if reconcile, let supervisor {
+            // Build = updating the supervise (memos that compare equal build nothing) plus freeing
+            // what it does not cache; diff = comparing what it names as changed with what runs
+            // and applying the changes.
             let start = ContinuousClock.now
-            var desired = supervisor(state, environment)
+            let change = supervisor.update(state, environment)
             let built = ContinuousClock.now
-            withExtendedLifetime(desired) { _ = engine.reconcile(desired) }
+            engine.reconcile(supervisor.keep, change: change)
             let diffed = ContinuousClock.now
-            desired = []
+            supervisor.reconciled()
             let end = ContinuousClock.now
             let cycle = end - start
             engine.counters.lastDuration = cycle
