@@ -34,6 +34,8 @@ final class NodeIO {
     let reactor: Reactor
     let publisher: NodePublisher
     let subscriber: NodeSubscriber
+    /// The membership socket of a node that runs the SWIM membership (nil: heartbeats).
+    var membership: MembershipSocket?
     private var publisherReader: ReaderToken?
     private var turnEnd: TurnEndToken?
     private let security: DataPlaneSecurity?
@@ -79,6 +81,7 @@ final class NodeIO {
         publisherReader = nil
         subscriber.close()
         publisher.close()
+        membership?.close()
     }
 }
 
@@ -97,7 +100,11 @@ extension NodeTransport {
             openDedicated: { endpoint, pattern, deliver in
                 try io.value.subscriber.openDedicated(endpoint: endpoint, pattern: pattern, deliver)
             },
-            closeDedicated: { route in io.value.subscriber.closeDedicated(route) }
+            closeDedicated: { route in io.value.subscriber.closeDedicated(route) },
+            membershipSend: { id, endpoint, bytes in io.value.membership?.send(to: id, endpoint: endpoint, bytes) },
+            membershipReceive: { deliver in io.value.membership?.open(deliver) },
+            membershipStop: { io.value.membership?.stopDelivering() },
+            membershipForget: { id in io.value.membership?.forget(id) }
         )
     }
 }

@@ -19,6 +19,8 @@ public enum NodeCommand {
       --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
                                tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
       --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
+      --membership ENDPOINT    Run the SWIM membership there instead of heartbeats (default: a cluster file's
+                               "membership"; peers are the cluster file's nodes that have one).
       --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
       --feed-interval MS       At most one message per feed per interval (default 100).
       --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
@@ -74,6 +76,7 @@ public enum NodeCommand {
         var pub: String?
         var control: String?
         var metrics: String?
+        var membership: String?
         var peers: [String: String] = [:]
         var cluster: String?
         var keyFile: String?
@@ -114,6 +117,7 @@ public enum NodeCommand {
             case "--pub": pub = try value(for: argument)
             case "--control": control = try value(for: argument)
             case "--metrics": metrics = try value(for: argument)
+            case "--membership": membership = try value(for: argument)
             case "--cluster": cluster = try value(for: argument)
             case "--key": keyFile = try value(for: argument)
             case "--operators": operatorsFile = try value(for: argument)
@@ -180,6 +184,7 @@ public enum NodeCommand {
             if let pub { configuration.pubEndpoint = pub }
             if let control { configuration.controlEndpoint = control }
         }
+        if let membership { configuration.membershipEndpoint = membership }
         configuration.settings = settings
         configuration.logLevel = level
         configuration.logFormat = logFormat

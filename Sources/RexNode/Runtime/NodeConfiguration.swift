@@ -20,6 +20,11 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var security: NodeSecurity?
     /// Run plain even where that is refused by default (a control endpoint off loopback).
     public var insecure: Bool = false
+    /// Where the node's SWIM membership binds (`--membership`); nil: all-to-all heartbeats.
+    public var membershipEndpoint: String?
+    /// The membership endpoints of peers known from the start (a cluster file), by id; each
+    /// needs its publisher in `peers` too.
+    public var membershipPeers: [String: String] = [:]
 
     public init(
         id: String,
@@ -47,6 +52,16 @@ public struct NodeConfiguration: Sendable, Equatable {
         for (name, endpoint) in [("--pub", pubEndpoint), ("--control", controlEndpoint)] + peers.map({ ("--peer \($0.key)", $0.value) }) {
             guard Self.isEndpoint(endpoint) else {
                 throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
+            }
+        }
+        if let membershipEndpoint {
+            for (name, endpoint) in [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) }) {
+                guard Self.isEndpoint(endpoint), !endpoint.contains(" "), endpoint.utf8.count <= 60 else {
+                    throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint of at most 60 bytes")
+                }
+            }
+            guard ![pubEndpoint, controlEndpoint, metricsEndpoint].contains(membershipEndpoint) || membershipEndpoint.hasSuffix(":*") else {
+                throw NodeError(.invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
             }
         }
         guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
@@ -123,8 +138,13 @@ extension ClusterFile {
         }
         var peers: [String: String] = [:]
         for node in nodes where node.id != id { peers[node.id] = node.pub }
-        return NodeConfiguration(
+        var configuration = NodeConfiguration(
             id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, peers: peers, metricsEndpoint: me.metrics)
+        if let membership = me.membership {
+            configuration.membershipEndpoint = membership
+            for node in nodes where node.id != id { configuration.membershipPeers[node.id] = node.membership }
+        }
+        return configuration
     }
 }
 
