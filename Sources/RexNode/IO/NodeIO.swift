@@ -1,4 +1,5 @@
 import RexControl
+import RexMembership
 import ZMQ
 
 /// The node's sockets on the reactor thread: its publisher and its subscribers, and the live
@@ -29,6 +30,9 @@ final class NodeIO {
         var publisherOpen = false
         /// A secured node's handshakes and refusals (nil: plain).
         var security: MetricsDocument.Security?
+        /// The membership socket's and machine's counts (nil: the node runs heartbeats).
+        var membership: MembershipSocket.Counters?
+        var membershipMachine: MembershipCounters?
     }
 
     let reactor: Reactor
@@ -36,6 +40,8 @@ final class NodeIO {
     let subscriber: NodeSubscriber
     /// The membership socket of a node that runs the SWIM membership (nil: heartbeats).
     var membership: MembershipSocket?
+    /// Where the membership machine leaves its counters.
+    var membershipStats: MembershipStats?
     private var publisherReader: ReaderToken?
     private var turnEnd: TurnEndToken?
     private let security: DataPlaneSecurity?
@@ -69,7 +75,8 @@ final class NodeIO {
     func flushAndCount() -> Counters {
         publisher.flush()
         return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
-                        security: security?.counters.document)
+                        security: security?.counters.document, membership: membership?.counters,
+                        membershipMachine: membershipStats?.counters)
     }
 
     /// Closes every socket (on the reactor thread).

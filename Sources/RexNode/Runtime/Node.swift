@@ -129,6 +129,7 @@ public final class Node: Sendable {
                 let membershipPlan = io.membership.map { socket in
                     Node.membershipPlan(configuration, address: MemberAddress(membership: socket.endpoint, pub: io.pubEndpoint))
                 }
+                io.membershipStats = membershipPlan?.stats
                 let boundIO = ReactorBound(io, on: reactor)
                 var initial = NodeState(id: configuration.id, settings: configuration.settings)
                 for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }

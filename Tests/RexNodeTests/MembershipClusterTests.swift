@@ -1,0 +1,82 @@
+import Foundation
+import NodeTestSupport
+import RexControl
+import Testing
+@testable import RexNode
+
+/// Nodes running the SWIM membership over real sockets (ipc endpoints known before any node
+/// starts, as a cluster file would list them): what only the runtime shows — the ROUTER path,
+/// connects by member id, CURVE on it, and the data plane following membership.
+@Suite(.serialized) struct MembershipClusterTests {
+    struct Endpoints {
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let ids: [String]
+
+        func pub(_ id: String) -> String { "ipc:///tmp/rexswim-\(getpid())-\(tag)-\(id).pub" }
+        func membership(_ id: String) -> String { "ipc:///tmp/rexswim-\(getpid())-\(tag)-\(id).mem" }
+
+        func configuration(_ id: String) -> NodeConfiguration {
+            var configuration = NodeConfiguration(
+                id: id, pubEndpoint: pub(id), controlEndpoint: "tcp://127.0.0.1:*",
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 50), logLevel: .error)
+            configuration.membershipEndpoint = membership(id)
+            for other in ids where other != id {
+                configuration.peers[other] = pub(other)
+                configuration.membershipPeers[other] = membership(other)
+            }
+            return configuration
+        }
+    }
+
+    static func allAlive(_ state: NodeState, _ ids: [String]) -> Bool {
+        ids.filter { $0 != state.id }.allSatisfy { state.peers[$0]?.status == .alive && state.peers[$0]?.incarnation != nil }
+    }
+
+    @Test func membersProbeEachOtherFollowDataAndSeeAStoppedMemberGone() async throws {
+        let cluster = Endpoints(ids: ["n1", "n2", "n3"])
+        let nodes = try cluster.ids.map { try Node.start(cluster.configuration($0)) }
+        let (n1, n2, n3) = (nodes[0], nodes[1], nodes[2])
+        n3.dispatch(.set(topic: "t", value: "v"))
+        n1.dispatch(.follow(name: "f", topic: "t", from: "n3"))
+        #expect(await waitFor(n1, timeout: .seconds(10)) { $0.follows["f"]?.lastValue == "v" }, "a from-follow resolved through membership")
+        // Probes flow both ways for a while: everyone stays alive.
+        let probed = await eventually(.seconds(10)) {
+            let counters = n1.ioCounters().membership
+            return (counters?.sent ?? 0) >= 20 && (counters?.received ?? 0) >= 20
+        }
+        #expect(probed, "n1 probed and was probed over its membership socket: \(String(describing: n1.ioCounters().membership))")
+        for node in nodes { #expect(Self.allAlive(node.state, cluster.ids), "\(node.id): \(node.state.peers)") }
+        #expect(n1.messageCounts().published == 0, "no heartbeats: n1 published nothing")
+
+        await n3.stop()
+        for node in [n1, n2] {
+            #expect(await waitFor(node, timeout: .seconds(10)) { $0.peers["n3"]?.status == .gone }, "\(node.id) sees n3 gone")
+            #expect(node.state.peers["n2"]?.status ?? node.state.peers["n1"]?.status == .alive)
+        }
+        #expect(n1.state.follows["f"]?.endpoint == nil, "the follow waits for n3 to come back")
+        await n2.stop()
+        await n1.stop()
+    }
+
+    @Test func aSecuredClusterAuthenticatesMembershipMessagesByKey() async throws {
+        var secure = try SecureCluster(nodes: ["n1", "n2", "n3"])
+        let cluster = Endpoints(ids: ["n1", "n2", "n3"])
+        for id in cluster.ids { secure.pubs[id] = cluster.pub(id) }
+        let nodes = try cluster.ids.map { id in
+            var configuration = cluster.configuration(id)
+            configuration.security = secure.security(for: id)
+            return try Node.start(configuration)
+        }
+        for node in nodes {
+            #expect(await waitFor(node, timeout: .seconds(10)) { Self.allAlive($0, cluster.ids) }, "\(node.id): \(node.state.peers)")
+        }
+        let probed = await eventually(.seconds(10)) { (nodes[0].ioCounters().membership?.received ?? 0) >= 20 }
+        #expect(probed)
+        for node in nodes {
+            let counters = try #require(node.ioCounters().membership)
+            #expect(counters.refused == 0 && counters.unkeyed == 0, "\(node.id): \(counters)")
+            #expect(node.ioCounters().membershipMachine?.senderMismatches == 0)
+        }
+        for node in nodes.reversed() { await node.stop() }
+    }
+}
