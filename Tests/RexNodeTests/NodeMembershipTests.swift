@@ -24,20 +24,23 @@ import Testing
         /// n2's status in the node's state after each step, without repeats.
         var history: [Peer.Status] = []
 
-        init() {
+        /// n1 knowing n2 from configuration, or (`joining`) knowing nobody and joining through n2.
+        init(joining: Bool = false) {
             let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
-            plan = MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, members: ["n2": NodeMembershipTests.n2])
+            plan = joining
+                ? MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, seeds: [NodeMembershipTests.n2.membership])
+                : MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, members: ["n2": NodeMembershipTests.n2])
             let environment = NodeEnvironment(
                 transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in }),
                 membership: plan
             )
             var initial = NodeState(id: "n1", settings: settings)
-            initial.peers["n2"] = Peer(endpoint: NodeMembershipTests.n2.pub)
+            if !joining { initial.peers["n2"] = Peer(endpoint: NodeMembershipTests.n2.pub) }
             store = Store(initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
                           executor: .queue(label: "NodeMembershipTests"))
             peer = Membership(id: "n2", address: NodeMembershipTests.n2.text, seed: 2)!
             var ignored: [MembershipDirective] = []
-            peer.add("n1", address: NodeMembershipTests.n1.text, now: .zero, into: &ignored)
+            if !joining { peer.add("n1", address: NodeMembershipTests.n1.text, now: .zero, into: &ignored) }
         }
 
         var state: NodeState { store.state }
@@ -90,6 +93,33 @@ import Testing
         await node.run(200)
         #expect(node.network.published.isEmpty, "no heartbeat is published")
         await node.store.release()
+    }
+
+    /// A node that knows nobody joins through a seed's membership endpoint: it learns the
+    /// member behind it from the seed's table, and connects to its publisher.
+    @Test func aJoiningNodeLearnsTheClusterFromASeed() async {
+        let node = Harness(joining: true)
+        await node.settle()
+        #expect(node.state.peers.isEmpty)
+        await node.run(300)
+        #expect(node.state.peers["n2"]?.status == .alive)
+        #expect(node.state.peers["n2"]?.endpoint == NodeMembershipTests.n2.pub, "the publisher from the member's address")
+        #expect(node.network.events.contains(.connect(NodeMembershipTests.n2.pub)))
+        #expect(node.peer.member("n1")?.status == .alive, "and the seed knows the joiner")
+        await node.store.release()
+    }
+
+    /// A node that stops announces it: its peer hears `left` (no suspicion, no timeout).
+    @Test func aStoppingNodeAnnouncesItsLeave() async {
+        let node = Harness()
+        await node.run(500)
+        #expect(node.peer.member("n1")?.status == .alive)
+        await node.store.release()
+        var directives: [MembershipDirective] = []
+        let sent = node.network.takeMembershipSent().filter { $0.id == "n2" }
+        #expect(!sent.isEmpty, "the leave went out as the membership channel was cancelled")
+        for message in sent { node.peer.receive(message.bytes, now: node.clock.now.offset, into: &directives) }
+        #expect(node.peer.member("n1")?.status == .left)
     }
 
     @Test func aPeerThatAnswersStaysAliveAndOneThatStopsIsDeclaredGoneAndDisconnected() async {

@@ -30,6 +30,9 @@ final class MembershipSocket {
     static let maxConnections = 4096
     /// Messages queued per peer before sends to it are dropped.
     static let queuePerPeer = 64
+    /// How long `close` keeps unsent messages (the leave announcement); libzmq's default would
+    /// keep them forever, the node's other sockets keep none.
+    static let leaveLinger = Duration.milliseconds(200)
 
     let socket: ZMQSocket
     /// The resolved endpoint (with the real port when bound to `:*`).
@@ -59,6 +62,8 @@ final class MembershipSocket {
             try socket.setOption(.maxMessageSize, MembershipWire.maxMessageBytes)
             try socket.setOption(.sendHighWaterMark, Self.queuePerPeer)
             try socket.setOption(.routerMandatory, true)
+            // A stopping node's leave announcement is sent as the socket closes: give it a moment.
+            try socket.setOption(.linger, Self.leaveLinger)
             socket.receiveFrameLimit = 2
             try socket.bind(endpoint)
         } catch {

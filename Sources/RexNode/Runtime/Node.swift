@@ -204,7 +204,9 @@ public final class Node: Sendable {
             if let pub = configuration.peers[id] { members[id] = MemberAddress(membership: membership, pub: pub) }
         }
         let wallMilliseconds = UInt64(clamping: Int64(Date().timeIntervalSince1970 * 1000))
-        return MembershipPlan(address: address, incarnation: wallMilliseconds, seed: UInt64.random(in: 0...UInt64.max), members: members)
+        return MembershipPlan(
+            address: address, incarnation: wallMilliseconds, seed: UInt64.random(in: 0...UInt64.max), members: members,
+            seeds: configuration.membershipSeeds)
     }
 
     /// Queues an action on the node's store (from any thread).

@@ -21,6 +21,7 @@ public enum NodeCommand {
       --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
       --membership ENDPOINT    Run the SWIM membership there instead of heartbeats (default: a cluster file's
                                "membership"; peers are the cluster file's nodes that have one).
+      --join ENDPOINT          Join a running cluster through a member's membership endpoint; repeatable.
       --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
       --feed-interval MS       At most one message per feed per interval (default 100).
       --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
@@ -77,6 +78,7 @@ public enum NodeCommand {
         var control: String?
         var metrics: String?
         var membership: String?
+        var seeds: [String] = []
         var peers: [String: String] = [:]
         var cluster: String?
         var keyFile: String?
@@ -118,6 +120,7 @@ public enum NodeCommand {
             case "--control": control = try value(for: argument)
             case "--metrics": metrics = try value(for: argument)
             case "--membership": membership = try value(for: argument)
+            case "--join": seeds.append(try value(for: argument))
             case "--cluster": cluster = try value(for: argument)
             case "--key": keyFile = try value(for: argument)
             case "--operators": operatorsFile = try value(for: argument)
@@ -185,6 +188,7 @@ public enum NodeCommand {
             if let control { configuration.controlEndpoint = control }
         }
         if let membership { configuration.membershipEndpoint = membership }
+        configuration.membershipSeeds += seeds
         configuration.settings = settings
         configuration.logLevel = level
         configuration.logFormat = logFormat

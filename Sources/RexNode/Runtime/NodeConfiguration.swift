@@ -25,6 +25,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     /// The membership endpoints of peers known from the start (a cluster file), by id; each
     /// needs its publisher in `peers` too.
     public var membershipPeers: [String: String] = [:]
+    /// Membership endpoints of running members to join through (`--join`, repeatable).
+    public var membershipSeeds: [String] = []
 
     public init(
         id: String,
@@ -54,8 +56,16 @@ public struct NodeConfiguration: Sendable, Equatable {
                 throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
             }
         }
+        if membershipEndpoint == nil, !membershipSeeds.isEmpty {
+            throw NodeError(.invalidConfiguration, "--join needs --membership: a joining node is probed at its own membership endpoint")
+        }
         if let membershipEndpoint {
-            for (name, endpoint) in [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) }) {
+            let named = [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) })
+                + membershipSeeds.map { ("--join", $0) }
+            guard membershipSeeds.count <= 64 else {
+                throw NodeError(.invalidConfiguration, "--join takes at most 64 seeds (got \(membershipSeeds.count))")
+            }
+            for (name, endpoint) in named {
                 guard Self.isEndpoint(endpoint), !endpoint.contains(" "), endpoint.utf8.count <= 60 else {
                     throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint of at most 60 bytes")
                 }

@@ -49,12 +49,14 @@ final class MembershipHost: Sendable {
         stats = plan.stats
     }
 
-    /// Adds the configured members (each reported alive at once, then probed) and starts the timer.
-    func start(members: [String: MemberAddress]) {
+    /// Adds the configured members (each reported alive at once, then probed), joins through
+    /// the seeds if any, and starts the timer.
+    func start(members: [String: MemberAddress], seeds: [String]) {
         run { machine, now, directives in
             for id in members.keys.sorted() where id != myID {
                 machine.add(id, address: members[id]!.text, now: now, into: &directives)
             }
+            if !seeds.isEmpty { machine.join(seeds: seeds, now: now, into: &directives) }
             machine.tick(now: now, into: &directives)
         }
     }
@@ -66,6 +68,12 @@ final class MembershipHost: Sendable {
         case .message(let bytes, let from):
             run { machine, now, directives in machine.receive(bytes, from: from, now: now, into: &directives) }
         }
+    }
+
+    /// Announces that this node leaves (its status `left` at a higher incarnation, sent to a few
+    /// members at once; gossip does the rest), so peers drop it at once instead of suspecting it.
+    func leave() {
+        run { machine, now, directives in machine.leave(now: now, into: &directives) }
     }
 
     /// Cancels the timer; later events change nothing.

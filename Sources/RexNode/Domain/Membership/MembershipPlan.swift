@@ -16,6 +16,9 @@ struct MembershipPlan: Sendable {
     var settings = MembershipSettings()
     /// Members known from configuration (a cluster file), by id: added as alive, then probed.
     var members: [String: MemberAddress] = [:]
+    /// Membership endpoints of running members to join through (`rexnode --join`): the node asks
+    /// them until one answers with its table.
+    var seeds: [String] = []
     /// Where the running machine leaves its counters (metrics and tests read them).
     let stats = MembershipStats()
 }
