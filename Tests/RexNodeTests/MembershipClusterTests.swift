@@ -1,7 +1,9 @@
 import Foundation
 import NodeTestSupport
 import RexControl
+import Synchronization
 import Testing
+import ZMQ
 @testable import RexNode
 
 /// Nodes running the SWIM membership over real sockets (ipc endpoints known before any node
@@ -56,6 +58,35 @@ import Testing
         #expect(n1.state.follows["f"]?.endpoint == nil, "the follow waits for n3 to come back")
         await n2.stop()
         await n1.stop()
+    }
+
+    /// Regression: a member declared dead is disconnected, and the machine may send to it again
+    /// at once (to tell it so); libzmq finishes a disconnect later, and a connect reusing the
+    /// routing id of a pipe not yet gone aborted the process (router.cpp `!has_out_pipe`,
+    /// seen in the e2e kill -9 scenario). Each connection now gets a routing id of its own.
+    @Test func sendingToAMemberRightAfterForgettingItIsSafe() async throws {
+        let endpoints = Endpoints(ids: ["a", "b"])
+        let context = try ZMQContext()
+        let reactor = Reactor(name: "membership-socket-test")
+        let log = NodeLogger(nodeID: "t", level: .error, sink: { _ in })
+        let received = Mutex(0)
+        let sockets = try reactor.sync { () throws -> ReactorBound<[MembershipSocket]> in
+            let a = try MembershipSocket(context: context, reactor: reactor, endpoint: endpoints.membership("a"), log: log, security: nil)
+            let b = try MembershipSocket(context: context, reactor: reactor, endpoint: endpoints.membership("b"), log: log, security: nil)
+            b.open { _, _ in received.withLock { $0 += 1 } }
+            for _ in 0..<200 {
+                a.send(to: "b", endpoint: b.endpoint, [1, 2, 3])
+                a.forget("b")
+            }
+            a.send(to: "b", endpoint: b.endpoint, [1, 2, 3])
+            return ReactorBound([a, b], on: reactor)
+        }
+        #expect(await eventually { received.withLock { $0 } >= 1 }, "the last connection delivers")
+        let counters = try reactor.sync { sockets.value[0].counters }
+        #expect(counters.connections == 1 && counters.sent + counters.dropped == 201)
+        try reactor.sync { for socket in sockets.value { socket.close() } }
+        reactor.stop()
+        try? context.terminate(timeout: .seconds(1))
     }
 
     @Test func aSecuredClusterAuthenticatesMembershipMessagesByKey() async throws {

@@ -3,8 +3,8 @@ import ZMQ
 
 /// The node's point-to-point membership path: one ROUTER that binds the membership endpoint
 /// (where peers' probes arrive) and connects to each member it sends to, naming that connection
-/// by the member's id (`ZMQ_CONNECT_ROUTING_ID`), so a message is addressed by id. Lives on the
-/// reactor thread.
+/// by a routing id of its own (`ZMQ_CONNECT_ROUTING_ID`: a generation number and the member's id,
+/// never reused), so a message is addressed by member. Lives on the reactor thread.
 ///
 /// Every send is best effort and never blocks: a full queue or an unreachable peer is a counted
 /// drop (SWIM is built for lost messages). Inbound, libzmq refuses a frame over
@@ -14,7 +14,7 @@ import ZMQ
 /// member's own key, and the member id the ZAP handler authenticated is what the machine is told
 /// the sender is (a message without one is counted and dropped).
 final class MembershipSocket {
-    struct Counters: Equatable {
+    struct Counters: Equatable, Sendable {
         var sent = 0
         /// Sends dropped: the peer's queue was full or it could not be routed.
         var dropped = 0
@@ -41,8 +41,17 @@ final class MembershipSocket {
     private let reactor: Reactor
     private let log: NodeLogger
     private let security: MembershipSecurity?
-    /// Routing id → the endpoint it is connected to.
-    private var connected: [String: String] = [:]
+    /// One connection: where it goes and the routing id it was given.
+    private struct Connection {
+        let endpoint: String
+        let routingID: [UInt8]
+    }
+
+    /// Member id (or "@endpoint" for a seed) → its connection.
+    private var connected: [String: Connection] = [:]
+    /// Makes every connection's routing id new: libzmq disconnects asynchronously, and a connect
+    /// reusing the id of a pipe not yet gone aborts the process (router.cpp `!has_out_pipe`).
+    private var generation: UInt64 = 0
     private var reader: ReaderToken?
     private var deliver: (([UInt8], String?) -> Void)?
 
@@ -89,50 +98,57 @@ final class MembershipSocket {
     /// connecting first if needed; drops (counted) rather than waits.
     func send(to id: String?, endpoint: String, _ bytes: [UInt8]) {
         let key = id ?? "@" + endpoint
-        guard connect(key, id: id, endpoint: endpoint) else { return }
+        guard let routingID = connect(key, id: id, endpoint: endpoint) else { return }
         do {
-            guard try socket.send(key, flags: [.more, .dontWait]), try socket.send(bytes, flags: .dontWait) else {
+            guard try socket.send(routingID, flags: [.more, .dontWait]), try socket.send(bytes, flags: .dontWait) else {
                 counters.dropped += 1
                 return
             }
             counters.sent += 1
         } catch {
             counters.dropped += 1
+            // No pipe under that routing id any more (a disconnect of the same endpoint under
+            // another key took it): forget it, so the next send connects anew.
+            if error.code == .hostUnreachable { connected[key] = nil }
         }
     }
 
     /// Drops the connection to member `id` (declared dead or left); a later send reconnects.
     func forget(_ id: String) {
-        guard let endpoint = connected.removeValue(forKey: id) else { return }
-        try? socket.disconnect(endpoint)
+        guard let connection = connected.removeValue(forKey: id) else { return }
+        try? socket.disconnect(connection.endpoint)
         counters.connections = connected.count
     }
 
-    private func connect(_ key: String, id: String?, endpoint: String) -> Bool {
-        if connected[key] == endpoint { return true }
-        if let old = connected.removeValue(forKey: key) { try? socket.disconnect(old) }
-        guard connected.count < Self.maxConnections, key.utf8.count <= 255 else {
+    /// The routing id of the connection to `key` at `endpoint`, connecting first if needed.
+    private func connect(_ key: String, id: String?, endpoint: String) -> [UInt8]? {
+        if let connection = connected[key], connection.endpoint == endpoint { return connection.routingID }
+        if let old = connected.removeValue(forKey: key) { try? socket.disconnect(old.endpoint) }
+        guard connected.count < Self.maxConnections else {
             counters.dropped += 1
-            return false
+            return nil
         }
+        generation &+= 1
+        // 1 + 20 digits + 1 + at most 64 id bytes (or 1 + 60 endpoint bytes): within libzmq's 255.
+        let routingID = Array("\(generation)#".utf8) + Array(key.utf8.prefix(200))
         do {
             if let security {
                 guard let id, let peerKey = security.memberKeys[id] else {
                     counters.unkeyed += 1
-                    return false
+                    return nil
                 }
                 try socket.setOption(.curveServerKey, peerKey)
             }
-            try socket.setOption(.connectRoutingID, Array(key.utf8))
+            try socket.setOption(.connectRoutingID, routingID)
             try socket.connect(endpoint)
         } catch {
             counters.dropped += 1
             log.warning("membership_connect_failed", ["peer": id ?? "seed", "endpoint": endpoint, "error": "\(error)"])
-            return false
+            return nil
         }
-        connected[key] = endpoint
+        connected[key] = Connection(endpoint: endpoint, routingID: routingID)
         counters.connections = connected.count
-        return true
+        return routingID
     }
 
     private func drain() {
