@@ -26,8 +26,6 @@ public enum NodeAction: Sendable, Equatable {
     // The SWIM membership (a node with a membership endpoint, instead of heartbeats).
     /// The membership's timer fired (handed to its channel; the state does not change).
     case membershipTimer
-    /// Membership bytes arrived, with the member id the transport authenticated (nil: plain).
-    case membershipReceived(bytes: [UInt8], from: String?)
     /// The membership reports a member's status (at `atMs` since the node started): its
     /// publisher, status (dead and left show as `gone`) and incarnation.
     case memberChanged(id: String, endpoint: String, status: Peer.Status, incarnation: UInt64, atMs: Int)

@@ -30,8 +30,6 @@ public enum NodeFeature {
                     return .broadcast(Outgoing(topic: WireMessage.heartbeatPrefix + context.state.id, value: ""), channel: publisherKey)
                 case .membershipTimer:
                     return .broadcast(MembershipEvent.timer, channel: membershipKey)
-                case .membershipReceived(let bytes, let from):
-                    return .broadcast(MembershipEvent.message(bytes, from: from), channel: membershipKey)
                 default:
                     return .empty
                 }
@@ -113,7 +111,7 @@ public enum NodeFeature {
             state.follows[name]?.record(messages, streamLimit: limit)
         case .heartbeat(let from, let epoch, let sequence, let atMs):
             state.peers[from]?.recordHeartbeat(epoch: epoch, sequence: sequence, atMs: atMs)
-        case .membershipTimer, .membershipReceived:
+        case .membershipTimer:
             break
         case .memberChanged(let id, let endpoint, let status, let incarnation, let atMs):
             recordMember(id, endpoint: endpoint, status: status, incarnation: incarnation, atMs: atMs, in: &state)

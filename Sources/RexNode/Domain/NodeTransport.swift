@@ -31,6 +31,7 @@ struct NodeTransport: Sendable {
     var membershipSend: @Sendable (_ id: String?, _ endpoint: String, _ bytes: [UInt8]) -> Void = { _, _, _ in }
     /// Delivers every membership message that arrives, with the member id the transport
     /// authenticated (nil: a plain node, the sender's claim stands); a second call replaces it.
+    /// The live transport delivers on the reactor thread, where its sends may be called.
     var membershipReceive: @Sendable (_ deliver: @escaping @Sendable ([UInt8], String?) -> Void) -> Void = { _ in }
     /// Stops delivering membership messages.
     var membershipStop: @Sendable () -> Void = {}

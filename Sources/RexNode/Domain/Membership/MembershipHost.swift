@@ -13,9 +13,10 @@ enum MembershipEvent: Sendable {
 /// `NodeTransport`, status changes as `NodeAction.memberChanged`) and keeps one timer armed at
 /// its `nextDeadline`.
 ///
-/// Events arrive on the store's executor (the channel's handler); the machine sits behind a
-/// mutex anyway so the type is plainly `Sendable`, uncontended and held only while the machine
-/// runs and its sends are encoded — the transport and `dispatch` are called after it is released.
+/// Events arrive on the store's executor (the timer, through the channel's handler) and from the
+/// transport's receive (the reactor thread in a running node: the same); the machine sits behind
+/// a mutex so the type is plainly `Sendable`, uncontended and held only while the machine runs
+/// and its sends are encoded — the transport and `dispatch` are called after it is released.
 final class MembershipHost: Sendable {
     private struct Core: Sendable {
         var machine: Membership
