@@ -30,6 +30,16 @@ import ZMQ
         }
     }
 
+    /// Whether `condition` on the node's I/O counters holds within 10 s, checked every 50 ms off
+    /// the cooperative pool (reading them waits for the node's reactor).
+    static func countersReach(_ node: Node, _ condition: @escaping @Sendable (NodeIO.Counters) -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if let counters = try? await offPool({ node.ioCounters() }), condition(counters) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     static func allAlive(_ state: NodeState, _ ids: [String]) -> Bool {
         ids.filter { $0 != state.id }.allSatisfy { state.peers[$0]?.status == .alive && state.peers[$0]?.incarnation != nil }
     }
@@ -42,10 +52,7 @@ import ZMQ
         n1.dispatch(.follow(name: "f", topic: "t", from: "n3"))
         #expect(await waitFor(n1, timeout: .seconds(10)) { $0.follows["f"]?.lastValue == "v" }, "a from-follow resolved through membership")
         // Probes flow both ways for a while: everyone stays alive.
-        let probed = await eventually(.seconds(10)) {
-            let counters = n1.ioCounters().membership
-            return (counters?.sent ?? 0) >= 20 && (counters?.received ?? 0) >= 20
-        }
+        let probed = await Self.countersReach(n1) { ($0.membership?.sent ?? 0) >= 20 && ($0.membership?.received ?? 0) >= 20 }
         #expect(probed, "n1 probed and was probed over its membership socket: \(String(describing: n1.ioCounters().membership))")
         for node in nodes { #expect(Self.allAlive(node.state, cluster.ids), "\(node.id): \(node.state.peers)") }
         #expect(n1.messageCounts().published == 0, "no heartbeats: n1 published nothing")
@@ -101,7 +108,7 @@ import ZMQ
         for node in nodes {
             #expect(await waitFor(node, timeout: .seconds(10)) { Self.allAlive($0, cluster.ids) }, "\(node.id): \(node.state.peers)")
         }
-        let probed = await eventually(.seconds(10)) { (nodes[0].ioCounters().membership?.received ?? 0) >= 20 }
+        let probed = await Self.countersReach(nodes[0]) { ($0.membership?.received ?? 0) >= 20 }
         #expect(probed)
         for node in nodes {
             let counters = try #require(node.ioCounters().membership)

@@ -32,7 +32,7 @@ final class MembershipSocket {
     static let queuePerPeer = 64
     /// How long `close` keeps unsent messages (the leave announcement); libzmq's default would
     /// keep them forever, the node's other sockets keep none.
-    static let leaveLinger = Duration.milliseconds(200)
+    static let leaveLinger = Duration.milliseconds(50)
 
     let socket: ZMQSocket
     /// The resolved endpoint (with the real port when bound to `:*`).
