@@ -51,7 +51,7 @@ let package = Package(
         // CLI exchange; Foundation only), a node runtime (library, so tests drive nodes
         // in-process), its thin executable, and the operator CLI.
         .target(name: "RexControl"),
-        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "CGlibcMalloc", "SQLite"]),
+        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
         .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl"]),
 
@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
         .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),
-        .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "SwiftRexTesting", "rexnode", "NodeTestSupport"]),
+        .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport"]),
         .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
         .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ", "NodeTestSupport"]),

@@ -18,6 +18,10 @@
 # keys/viewer.key (viewer) for rexctl, each made once by `rexctl keygen` and kept (mode 0600);
 # every node's public key in cluster.json, the operators in operators.json. --insecure runs plain
 # (every node says so when it starts).
+# Membership: REX_MEMBERSHIP=swim gives every node a membership endpoint in cluster.json, so the
+# nodes run the SWIM membership (probes, suspicion, gossip: idle cost flat in N); heartbeat (the
+# default, for now: the hostile e2e probes watch heartbeats) writes none, and the nodes exchange
+# all-to-all heartbeats.
 # Timeouts: REX_UP_TIMEOUT (seconds, default 20), REX_STOP_GRACE (seconds, default 5).
 set -euo pipefail
 # shellcheck source=lib/common.sh
@@ -26,6 +30,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 UP_TIMEOUT="${REX_UP_TIMEOUT:-20}"
 DATA_DIR="$STATE_DIR/data"
 STOP_GRACE="${REX_STOP_GRACE:-5}"
+MEMBERSHIP_MODE="${REX_MEMBERSHIP:-heartbeat}"
+case "$MEMBERSHIP_MODE" in
+swim) PORT_SETS=4 ;;
+heartbeat) PORT_SETS=3 ;;
+*) fatal "REX_MEMBERSHIP takes swim or heartbeat (got '$MEMBERSHIP_MODE')" ;;
+esac
 
 usage() {
     sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
@@ -39,17 +49,19 @@ have_cluster() { [ -f "$CLUSTER_FILE" ]; }
 # Loads the cluster file into IDS (file order), PUB[ID], CONTROL[ID] and METRICS[ID] (empty for
 # a file written before nodes served metrics); all empty without a file.
 declare -a IDS=()
-declare -A PUB=() CONTROL=() METRICS=()
+declare -A PUB=() CONTROL=() METRICS=() MEMBERSHIP=()
 load_cluster() {
-    IDS=() PUB=() CONTROL=() METRICS=()
+    IDS=() PUB=() CONTROL=() METRICS=() MEMBERSHIP=()
     have_cluster || return 0
-    local id pub control metrics
-    while read -r id pub control metrics; do
+    local id pub control metrics membership
+    while read -r id pub control metrics membership; do
         IDS+=("$id") PUB[$id]=$pub CONTROL[$id]=$control
         [ "$metrics" = - ] || METRICS[$id]=$metrics
+        [ "$membership" = - ] || MEMBERSHIP[$id]=$membership
     done < <(py -c '
 import json, sys
-for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["control"], n.get("metrics") or "-")' "$CLUSTER_FILE")
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    print(n["id"], n["pub"], n["control"], n.get("metrics") or "-", n.get("membership") or "-")' "$CLUSTER_FILE")
 }
 load_cluster
 
@@ -59,11 +71,12 @@ require_node() {
 }
 
 # write_cluster_file N SECURED PORT…: nodes n1…nN with pub ports first, then control ports, then
-# metrics ports (HTTP /metrics and /healthz); SECURED=1 adds each node's public key.
+# metrics ports (HTTP /metrics and /healthz), then (4 sets) membership ports; SECURED=1 adds each
+# node's public key.
 write_cluster_file() {
     local count=$1 secured=$2
     shift 2
-    local ports=("$@") i sep='' key ids=()
+    local ports=("$@") i sep='' key ids=() membership
     mkdir -p "$STATE_DIR"
     if [ "$secured" = 1 ]; then
         mapfile -t ids < <(seq -f 'n%g' 1 "$count")
@@ -74,8 +87,10 @@ write_cluster_file() {
         for ((i = 0; i < count; i++)); do
             key=''
             if [ "$secured" = 1 ]; then key=$(printf ', "key": "%s"' "$(public_key "$KEY_DIR/n$((i + 1)).key")"); fi
-            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d", "metrics": "tcp://127.0.0.1:%d"%s}' \
-                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}" "${ports[2 * count + i]}" "$key"
+            membership=''
+            if [ ${#ports[@]} -ge $((4 * count)) ]; then membership=$(printf ', "membership": "tcp://127.0.0.1:%d"' "${ports[3 * count + i]}"); fi
+            printf '%s  {"id": "n%d", "pub": "tcp://127.0.0.1:%d", "control": "tcp://127.0.0.1:%d", "metrics": "tcp://127.0.0.1:%d"%s%s}' \
+                "$sep" $((i + 1)) "${ports[i]}" "${ports[count + i]}" "${ports[2 * count + i]}" "$key" "$membership"
             sep=$',\n'
         done
         printf '\n]}\n'
@@ -84,14 +99,16 @@ write_cluster_file() {
     load_cluster
 }
 
-# The ports of the current cluster file, pub, control then metrics ports, when it has COUNT nodes
-# (each with a metrics endpoint).
+# The ports of the current cluster file, pub, control, metrics then membership ports, when it has
+# COUNT nodes (each with a metrics endpoint, and a membership endpoint exactly when asked for).
 previous_ports() {
     local count=$1 id
     [ "${#IDS[@]}" -eq "$count" ] && [ "${#METRICS[@]}" -eq "$count" ] || return 1
+    if [ "$PORT_SETS" = 4 ]; then [ "${#MEMBERSHIP[@]}" -eq "$count" ] || return 1; else [ "${#MEMBERSHIP[@]}" -eq 0 ] || return 1; fi
     for id in "${IDS[@]}"; do endpoint_port "${PUB[$id]}"; done
     for id in "${IDS[@]}"; do endpoint_port "${CONTROL[$id]}"; done
     for id in "${IDS[@]}"; do endpoint_port "${METRICS[$id]}"; done
+    if [ "$PORT_SETS" = 4 ]; then for id in "${IDS[@]}"; do endpoint_port "${MEMBERSHIP[$id]}"; done; fi
 }
 
 all_ports_free() {
@@ -180,7 +197,7 @@ wait_ports_free() {
         busy=()
         for id in "$@"; do
             for port in "$(endpoint_port "${PUB[$id]}")" "$(endpoint_port "${CONTROL[$id]}")" \
-                ${METRICS[$id]:+"$(endpoint_port "${METRICS[$id]}")"}; do
+                ${METRICS[$id]:+"$(endpoint_port "${METRICS[$id]}")"} ${MEMBERSHIP[$id]:+"$(endpoint_port "${MEMBERSHIP[$id]}")"}; do
                 port_in_use "$port" && busy+=("$id:$port")
             done
         done
@@ -268,7 +285,7 @@ cmd_up() {
         shift
         args=("$@")
     fi
-    ((count <= 49)) || fatal "up: at most 49 nodes (got $count)"
+    ((count <= 250)) || fatal "up: at most 250 nodes (got $count)"
     # Plain nodes are told so: each then logs that it runs without CURVE whenever it starts.
     [ "$secured" = 1 ] || args=(--insecure "${args[@]}")
 
@@ -296,15 +313,15 @@ cmd_up() {
 
     local ports=() attempt started
     mapfile -t ports < <(previous_ports "$count" || true)
-    if [ ${#ports[@]} -eq $((3 * count)) ] && all_ports_free "${ports[@]}"; then
+    if [ ${#ports[@]} -eq $((PORT_SETS * count)) ] && all_ports_free "${ports[@]}"; then
         info "reusing the ports of the previous cluster file"
     else
         ports=()
     fi
     for attempt in 1 2 3; do
         if [ ${#ports[@]} -eq 0 ]; then
-            mapfile -t ports < <(pick_port_block "$count" 3)
-            [ ${#ports[@]} -eq $((3 * count)) ] || fatal "could not pick $((3 * count)) free ports"
+            mapfile -t ports < <(pick_port_block "$count" "$PORT_SETS")
+            [ ${#ports[@]} -eq $((PORT_SETS * count)) ] || fatal "could not pick $((PORT_SETS * count)) free ports"
         fi
         rm -rf "$PID_DIR" "$LOG_DIR"
         # A new cluster starts empty; a restarted node (restart, kill + restart) keeps its data.

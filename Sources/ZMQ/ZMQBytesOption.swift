@@ -45,6 +45,16 @@ extension ZMQBytesOption where Value == String {
     }
 }
 
+extension ZMQBytesOption where Value == [UInt8] {
+    /// The routing id the next `connect` of a ROUTER gives that connection's peer
+    /// (`ZMQ_CONNECT_ROUTING_ID`, 1–255 bytes, not starting with a zero byte): messages for that
+    /// peer are then addressed by a name the owner chose rather than one libzmq made up. Used
+    /// once per connect; set it again before the next one.
+    public static var connectRoutingID: Self {
+        Self(name: ZMQ_CONNECT_ROUTING_ID, label: "connectRoutingID", maxBytes: 255, encode: { $0 }, decode: { $0 })
+    }
+}
+
 extension ZMQSocketOption where Value == Bool {
     /// Act as a CURVE server (`ZMQ_CURVE_SERVER`): every peer must complete a CURVE handshake
     /// against this socket's secret key. Set before bind.

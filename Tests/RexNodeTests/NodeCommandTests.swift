@@ -24,6 +24,36 @@ import Testing
         #expect(try NodeCommand.parse(["--help"]) == .help)
     }
 
+    @Test func membershipFlagsAndTheClusterFileFieldChooseTheSwimMembership() throws {
+        guard case .run(let joining) = try NodeCommand.parse([
+            "--id", "n9", "--membership", "tcp://127.0.0.1:7309", "--join", "tcp://127.0.0.1:7301", "--join", "tcp://127.0.0.1:7302",
+        ]) else {
+            Issue.record("expected a run invocation")
+            return
+        }
+        #expect(joining.membershipEndpoint == "tcp://127.0.0.1:7309")
+        #expect(joining.membershipSeeds == ["tcp://127.0.0.1:7301", "tcp://127.0.0.1:7302"])
+        let file = try ClusterFile.parse(Array("""
+            {"nodes": [{"id": "n1", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201", "membership": "tcp://127.0.0.1:7301"},
+                       {"id": "n2", "pub": "tcp://127.0.0.1:7102", "control": "tcp://127.0.0.1:7202", "membership": "tcp://127.0.0.1:7302"},
+                       {"id": "n3", "pub": "tcp://127.0.0.1:7103", "control": "tcp://127.0.0.1:7203"}]}
+            """.utf8))
+        let n1 = try file.configuration(for: "n1")
+        #expect(n1.membershipEndpoint == "tcp://127.0.0.1:7301")
+        #expect(n1.membershipPeers == ["n2": "tcp://127.0.0.1:7302"], "a node without a membership endpoint is not probed")
+        #expect(try file.configuration(for: "n3").membershipEndpoint == nil, "n3 runs heartbeats")
+        #expect(throws: NodeError.self) {
+            var bad = NodeConfiguration(id: "n1")
+            bad.membershipSeeds = ["tcp://127.0.0.1:7301"]
+            try bad.validate()
+        }
+        #expect(throws: NodeError.self) {
+            var bad = NodeConfiguration(id: "n1")
+            bad.membershipEndpoint = "tcp://127.0.0.1:7301 tcp://x:1"
+            try bad.validate()
+        }
+    }
+
     @Test(arguments: [
         ([], "--id is required"),
         (["--id"], "--id needs a value"),
@@ -70,7 +100,7 @@ import Testing
     @Test func helpListsEveryOptionAndExitsZero() throws {
         let result = try Self.run(["--help"])
         #expect(result.status == 0)
-        for option in ["--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level", "--log-format"] {
+        for option in ["--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level", "--log-format", "--membership", "--join"] {
             #expect(result.output.contains(option), "help mentions \(option)")
         }
     }

@@ -263,15 +263,17 @@ pick_ports() {
 # control ports BASE+51…, metrics ports BASE+101… (so n1 gets e.g. 23401, 23451 and 23501).
 pick_port_block() {
     local count=$1 sets=${2:-2} range="${REX_PORT_RANGE:-17000-31999}"
-    local low=${range%-*} high=${range#*-} size=$((50 * ${2:-2}))
-    ((count <= 49)) || fatal "at most 49 nodes per cluster (got $count)"
+    # Each set of ports is a group of STRIDE (a multiple of 50, so small clusters keep their ports).
+    local stride=$(((count / 50 + 1) * 50))
+    local low=${range%-*} high=${range#*-} size=$((stride * ${2:-2}))
+    ((count <= 250)) || fatal "at most 250 nodes per cluster (got $count)"
     ((low > 1023 && high < 32768 && high - low >= size - 1)) || fatal "REX_PORT_RANGE=$range must span $size ports within 1024-32767"
     local blocks=$(((high - low + 1) / size)) tries base i group ports
     for ((tries = 0; tries < 50; tries++)); do
         base=$((low + (RANDOM % blocks) * size))
         ports=()
         for ((group = 0; group < sets; group++)); do
-            for ((i = 1; i <= count; i++)); do ports+=($((base + 50 * group + i))); done
+            for ((i = 1; i <= count; i++)); do ports+=($((base + stride * group + i))); done
         done
         for i in "${ports[@]}"; do port_in_use "$i" && continue 2; done
         printf '%s\n' "${ports[@]}"

@@ -11,7 +11,9 @@ import Foundation
 /// `id` and `control` are required and non-empty, ids are unique; `pub` is optional (a node
 /// needs it to start from the file); `metrics` is optional (a node started from the file serves
 /// HTTP metrics there); `key` is optional (the node's CURVE public key: with it the node runs
-/// secured, and rexctl and peers expect that key); other members are ignored.
+/// secured, and rexctl and peers expect that key); `membership` is optional (the node's SWIM
+/// membership endpoint: nodes that have one probe each other there instead of exchanging
+/// heartbeats); other members are ignored.
 public struct ClusterFile: Codable, Sendable, Equatable {
     /// One node: its id, its publisher (optional for rexctl) and its control endpoint.
     public struct Entry: Codable, Sendable, Equatable {
@@ -24,8 +26,12 @@ public struct ClusterFile: Codable, Sendable, Equatable {
         /// The node's CURVE public key (Z85). Optional, so files written before nodes had keys
         /// still load; a node whose entry has one runs secured (see README, "Security").
         public var key: String?
+        /// The node's membership endpoint (`rexnode --membership`): with it, the node runs the SWIM
+        /// membership instead of heartbeats and is probed there. Optional, additive.
+        public var membership: String?
 
-        public init(id: String, pub: String?, control: String, metrics: String? = nil, key: String? = nil) {
+        public init(id: String, pub: String?, control: String, metrics: String? = nil, key: String? = nil, membership: String? = nil) {
+            self.membership = membership
             self.id = id
             self.pub = pub
             self.control = control
@@ -72,7 +78,7 @@ public struct ClusterFile: Codable, Sendable, Equatable {
                 throw ClusterFileError(#"node \#(id) has a "key" that is not a string"#)
             }
             nodes.append(Entry(id: id, pub: entry.pub, control: control, metrics: entry.metrics.flatMap { $0.isEmpty ? nil : $0 },
-                               key: entry.key))
+                               key: entry.key, membership: entry.membership.flatMap { $0.isEmpty ? nil : $0 }))
         }
         return ClusterFile(nodes: nodes)
     }
@@ -98,10 +104,11 @@ public struct ClusterFile: Codable, Sendable, Equatable {
             let control: String?
             let metrics: String?
             let key: String?
+            let membership: String?
             /// Whether a "key" member is there at all (a non-string one is an error, not "no key").
             let hasKeyMember: Bool
 
-            enum Key: String, CodingKey { case id, pub, control, metrics, key }
+            enum Key: String, CodingKey { case id, pub, control, metrics, key, membership }
 
             init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: Key.self)
@@ -110,6 +117,7 @@ public struct ClusterFile: Codable, Sendable, Equatable {
                 control = try? container.decodeIfPresent(String.self, forKey: .control)
                 metrics = try? container.decodeIfPresent(String.self, forKey: .metrics)
                 key = try? container.decodeIfPresent(String.self, forKey: .key)
+                membership = try? container.decodeIfPresent(String.self, forKey: .membership)
                 hasKeyMember = container.contains(.key) && (try? container.decodeNil(forKey: .key)) != true
             }
         }

@@ -146,7 +146,7 @@ public struct Peer: Codable, Sendable, Equatable {
         case alive
         /// Two heartbeat intervals missed.
         case suspect
-        /// Five heartbeat intervals missed.
+        /// Five heartbeat intervals missed; under the SWIM membership, declared dead or left.
         case gone
     }
 
@@ -160,6 +160,9 @@ public struct Peer: Codable, Sendable, Equatable {
     public var gaps: Int = 0
     /// Times the peer was heard with a new epoch after an earlier one (restarts).
     public var restarts: Int = 0
+    /// Its incarnation as the SWIM membership last reported it (raised only by the peer itself,
+    /// to refute a suspicion or come back); nil under heartbeats. Not encoded while nil.
+    public var incarnation: UInt64?
 
     public init(endpoint: String) {
         self.endpoint = endpoint

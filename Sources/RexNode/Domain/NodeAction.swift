@@ -1,3 +1,4 @@
+public import RexControl
 /// What can happen to a node: operator commands and the events its channels report.
 public enum NodeAction: Sendable, Equatable {
     // Operator commands (accepted on the control endpoint).
@@ -21,6 +22,13 @@ public enum NodeAction: Sendable, Equatable {
     case heartbeat(from: String, epoch: UInt64, sequence: UInt64, atMs: Int)
     /// The heartbeat timer fired: time passed, re-evaluate peer status.
     case tick(nowMs: Int)
+
+    // The SWIM membership (a node with a membership endpoint, instead of heartbeats).
+    /// The membership's timer fired (handed to its channel; the state does not change).
+    case membershipTimer
+    /// The membership reports a member's status (at `atMs` since the node started): its
+    /// publisher, status (dead and left show as `gone`) and incarnation.
+    case memberChanged(id: String, endpoint: String, status: Peer.Status, incarnation: UInt64, atMs: Int)
 }
 
 /// One message as it arrived: its topic, the node that sent it, that node's epoch and sequence

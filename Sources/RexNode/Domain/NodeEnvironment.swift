@@ -14,8 +14,11 @@ public final class NodeEnvironment: Sendable {
     /// Time on `clock` since the node started.
     let elapsed: @Sendable () -> Duration
     public let log: NodeLogger
+    /// The SWIM membership to run; nil: all-to-all heartbeats.
+    let membership: MembershipPlan?
 
-    init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger) {
+    init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger, membership: MembershipPlan? = nil) {
+        self.membership = membership
         self.transport = transport
         self.settings = settings
         self.clock = clock

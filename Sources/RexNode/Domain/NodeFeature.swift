@@ -13,6 +13,8 @@ public enum NodeFeature {
     static let publisherKey = AnyHashableSendable(publisherID)
     static let heartbeatID = "heartbeat"
     static let membershipID = "membership"
+    /// `membershipID` wrapped once: the membership's timer and messages are broadcast to it.
+    static let membershipKey = AnyHashableSendable(membershipID)
     static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
     static func peerID(_ id: String) -> String { "peer[\(id)]" }
 
@@ -26,6 +28,8 @@ public enum NodeFeature {
                     return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherKey)
                 case .tick:
                     return .broadcast(Outgoing(topic: WireMessage.heartbeatPrefix + context.state.id, value: ""), channel: publisherKey)
+                case .membershipTimer:
+                    return .broadcast(MembershipEvent.timer, channel: membershipKey)
                 default:
                     return .empty
                 }
@@ -36,6 +40,9 @@ public enum NodeFeature {
             // while untouched, peers are guarded by the reducer's revision and follows by its log.
             .supervise(on: { $0.settings.heartbeatInterval }) { interval in
                 Supervision { env in fixedChannels(heartbeatInterval: interval, env) }
+            }
+            .supervise(on: \.id) { id in
+                Supervision { env in env.membership.map { [NodeChannels.swimMembership($0, env, id: id)] } ?? [] }
             }
             .supervise(on: \.feeds) { feeds in Supervision { env in feedChannels(feeds, env) } }
             .combined(with: Behavior<NodeAction, NodeState, NodeEnvironment>
@@ -70,7 +77,7 @@ public enum NodeFeature {
         case .follow(let name, let topic, let from):
             state.revisions.follows &+= 1
             state.revisions.followChanges.record(name)
-            let endpoint = from.flatMap { state.peers[$0]?.endpoint }
+            let endpoint = from.flatMap { state.peers[$0]?.reachableEndpoint }
             if var follow = state.follows[name] {
                 if follow.topic != topic || follow.from != from {
                     // A new subscription: sequences (and so gaps) count within one subscription.
@@ -111,6 +118,10 @@ public enum NodeFeature {
             state.follows[name]?.record(messages, streamLimit: limit)
         case .heartbeat(let from, let epoch, let sequence, let atMs):
             state.peers[from]?.recordHeartbeat(epoch: epoch, sequence: sequence, atMs: atMs)
+        case .membershipTimer:
+            break
+        case .memberChanged(let id, let endpoint, let status, let incarnation, let atMs):
+            recordMember(id, endpoint: endpoint, status: status, incarnation: incarnation, atMs: atMs, in: &state)
         case .tick(let nowMs):
             state.nowMs = nowMs
             let interval = max(state.settings.heartbeatIntervalMs, 1)
@@ -122,9 +133,38 @@ public enum NodeFeature {
         }
     }
 
+    /// A member's status from the membership: a peer first seen is added (within the limit),
+    /// and its data-plane connection and `from` follows change only when it becomes or stops
+    /// being connectable (dead or left) or moves to another publisher.
+    private static func recordMember(
+        _ id: String, endpoint: String, status: Peer.Status, incarnation: UInt64, atMs: Int, in state: inout NodeState
+    ) {
+        guard id != state.id, !endpoint.isEmpty else { return }
+        state.nowMs = atMs
+        if state.peers[id] == nil {
+            guard state.peers.count < state.settings.limits.maxPeers else {
+                state.refused += 1
+                return
+            }
+            state.peers[id] = Peer(endpoint: endpoint)
+            state.revisions.peers &+= 1
+        }
+        let before = state.peers[id]!
+        var peer = before
+        peer.endpoint = endpoint
+        peer.status = status
+        peer.incarnation = incarnation
+        if status == .alive { peer.lastSeenMs = atMs }
+        state.peers[id] = peer
+        if before.isConnectable != peer.isConnectable || before.endpoint != endpoint || before.incarnation == nil {
+            state.revisions.peers &+= 1
+        }
+        resolveEndpoints(of: id, in: &state)
+    }
+
     private static func resolveEndpoints(of peer: String, in state: inout NodeState) {
         for name in state.follows.keys where state.follows[name]!.from == peer {
-            let endpoint = state.peers[peer]?.endpoint
+            let endpoint = state.peers[peer]?.reachableEndpoint
             if state.follows[name]!.endpoint != endpoint {
                 state.follows[name]!.endpoint = endpoint
                 state.revisions.follows &+= 1
@@ -134,8 +174,11 @@ public enum NodeFeature {
     }
 
     /// The channels every node keeps: publisher, heartbeat and membership.
+    /// Under the SWIM membership (`env.membership`), only the publisher: the membership's own
+    /// channel replaces the heartbeat and its `$hb.` route.
     static func fixedChannels(heartbeatInterval: Duration, _ env: NodeEnvironment) -> Keep<NodeAction> {
-        [NodeChannels.publisher(env), NodeChannels.heartbeat(interval: heartbeatInterval, env), NodeChannels.membership(env)]
+        guard env.membership == nil else { return [NodeChannels.publisher(env)] }
+        return [NodeChannels.publisher(env), NodeChannels.heartbeat(interval: heartbeatInterval, env), NodeChannels.membership(env)]
     }
 
     /// One channel per feed, in topic order.
@@ -143,9 +186,9 @@ public enum NodeFeature {
         feeds.keys.sorted().map { NodeChannels.feed(topic: $0, value: feeds[$0]!.value, env) }
     }
 
-    /// One connection per peer, in id order.
+    /// One connection per connectable peer (see `Peer.isConnectable`), in id order.
     static func peerChannels(_ peers: [String: Peer], _ env: NodeEnvironment) -> Keep<NodeAction> {
-        peers.keys.sorted().map { NodeChannels.peer(id: $0, endpoint: peers[$0]!.endpoint, env) }
+        peers.keys.sorted().filter { peers[$0]!.isConnectable }.map { NodeChannels.peer(id: $0, endpoint: peers[$0]!.endpoint, env) }
     }
 }
 

@@ -24,4 +24,17 @@ struct NodeTransport: Sendable {
         _ endpoint: String, _ pattern: TopicPattern, _ deliver: @escaping @Sendable ([Received]) -> Void
     ) throws -> RouteID
     var closeDedicated: @Sendable (RouteID) -> Void
+
+    // The membership path (a node with a membership endpoint; see `MembershipHost`).
+    /// Sends membership bytes point to point to member `id` (nil: a seed) at `endpoint`, best
+    /// effort: dropped, never waited for, when the peer's queue is full.
+    var membershipSend: @Sendable (_ id: String?, _ endpoint: String, _ bytes: [UInt8]) -> Void = { _, _, _ in }
+    /// Delivers every membership message that arrives, with the member id the transport
+    /// authenticated (nil: a plain node, the sender's claim stands); a second call replaces it.
+    /// The live transport delivers on the reactor thread, where its sends may be called.
+    var membershipReceive: @Sendable (_ deliver: @escaping @Sendable ([UInt8], String?) -> Void) -> Void = { _ in }
+    /// Stops delivering membership messages.
+    var membershipStop: @Sendable () -> Void = {}
+    /// Drops the membership connection to a member declared dead or left.
+    var membershipForget: @Sendable (_ id: String) -> Void = { _ in }
 }

@@ -47,7 +47,7 @@ struct AdmissionLedger {
                 peers.insert(id)
             }
         case .removePeer(let id): peers.remove(id)
-        case .publish, .received, .heartbeat, .tick: break
+        case .publish, .received, .heartbeat, .tick, .membershipTimer, .memberChanged: break
         }
     }
 }

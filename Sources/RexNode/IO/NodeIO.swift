@@ -1,4 +1,5 @@
 import RexControl
+import RexMembership
 import ZMQ
 
 /// The node's sockets on the reactor thread: its publisher and its subscribers, and the live
@@ -29,11 +30,18 @@ final class NodeIO {
         var publisherOpen = false
         /// A secured node's handshakes and refusals (nil: plain).
         var security: MetricsDocument.Security?
+        /// The membership socket's and machine's counts (nil: the node runs heartbeats).
+        var membership: MembershipSocket.Counters?
+        var membershipMachine: MembershipCounters?
     }
 
     let reactor: Reactor
     let publisher: NodePublisher
     let subscriber: NodeSubscriber
+    /// The membership socket of a node that runs the SWIM membership (nil: heartbeats).
+    var membership: MembershipSocket?
+    /// Where the membership machine leaves its counters.
+    var membershipStats: MembershipStats?
     private var publisherReader: ReaderToken?
     private var turnEnd: TurnEndToken?
     private let security: DataPlaneSecurity?
@@ -67,7 +75,8 @@ final class NodeIO {
     func flushAndCount() -> Counters {
         publisher.flush()
         return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
-                        security: security?.counters.document)
+                        security: security?.counters.document, membership: membership?.counters,
+                        membershipMachine: membershipStats?.counters)
     }
 
     /// Closes every socket (on the reactor thread).
@@ -79,6 +88,7 @@ final class NodeIO {
         publisherReader = nil
         subscriber.close()
         publisher.close()
+        membership?.close()
     }
 }
 
@@ -97,7 +107,11 @@ extension NodeTransport {
             openDedicated: { endpoint, pattern, deliver in
                 try io.value.subscriber.openDedicated(endpoint: endpoint, pattern: pattern, deliver)
             },
-            closeDedicated: { route in io.value.subscriber.closeDedicated(route) }
+            closeDedicated: { route in io.value.subscriber.closeDedicated(route) },
+            membershipSend: { id, endpoint, bytes in io.value.membership?.send(to: id, endpoint: endpoint, bytes) },
+            membershipReceive: { deliver in io.value.membership?.open(deliver) },
+            membershipStop: { io.value.membership?.stopDelivering() },
+            membershipForget: { id in io.value.membership?.forget(id) }
         )
     }
 }

@@ -1,5 +1,6 @@
 public import RexControl
 public import SwiftRex
+import Foundation
 import Synchronization
 import ZMQ
 
@@ -130,13 +131,29 @@ public final class Node: Sendable {
                         throw error
                     }
                 }
+                if let endpoint = configuration.membershipEndpoint {
+                    do {
+                        io.membership = try MembershipSocket(
+                            context: context, reactor: reactor, endpoint: endpoint, log: log, security: policy.map(MembershipSecurity.init))
+                    } catch {
+                        metricsSocket?.close()
+                        controlSocket.close()
+                        io.close()
+                        gatekeeper?.close()
+                        throw error
+                    }
+                }
+                let membershipPlan = io.membership.map { socket in
+                    Node.membershipPlan(configuration, address: MemberAddress(membership: socket.endpoint, pub: io.pubEndpoint))
+                }
+                io.membershipStats = membershipPlan?.stats
                 let boundIO = ReactorBound(io, on: reactor)
                 var initial = NodeState(id: configuration.id, settings: configuration.settings)
                 for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }
                 if let durable { initial = durable.recovered.restore(onto: initial) }
                 let clock = ContinuousClock()
                 let environment = NodeEnvironment(
-                    transport: .live(boundIO), settings: configuration.settings, clock: clock, log: log
+                    transport: .live(boundIO), settings: configuration.settings, clock: clock, log: log, membership: membershipPlan
                 )
                 let store = Store(
                     initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
@@ -198,6 +215,19 @@ public final class Node: Sendable {
     /// message (measured: +25 % of the I/O threads' CPU per 16-byte message with 20 digits).
     static func newEpoch() -> UInt64 {
         UInt64(UInt32.random(in: 1...UInt32.max))
+    }
+
+    /// The SWIM membership of a node at `address`: its configured members (each needs both
+    /// endpoints), an incarnation above any earlier run's (the wall clock in ms) and a random seed.
+    static func membershipPlan(_ configuration: NodeConfiguration, address: MemberAddress) -> MembershipPlan {
+        var members: [String: MemberAddress] = [:]
+        for (id, membership) in configuration.membershipPeers {
+            if let pub = configuration.peers[id] { members[id] = MemberAddress(membership: membership, pub: pub) }
+        }
+        let wallMilliseconds = UInt64(clamping: Int64(Date().timeIntervalSince1970 * 1000))
+        return MembershipPlan(
+            address: address, incarnation: wallMilliseconds, seed: UInt64.random(in: 0...UInt64.max), members: members,
+            seeds: configuration.membershipSeeds)
     }
 
     /// Queues an action on the node's store (from any thread). Not journaled: with a data

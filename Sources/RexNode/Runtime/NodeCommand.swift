@@ -19,6 +19,9 @@ public enum NodeCommand {
       --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
                                tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
       --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
+      --membership ENDPOINT    Run the SWIM membership there instead of heartbeats (default: a cluster file's
+                               "membership"; peers are the cluster file's nodes that have one).
+      --join ENDPOINT          Join a running cluster through a member's membership endpoint; repeatable.
       --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
       --feed-interval MS       At most one message per feed per interval (default 100).
       --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
@@ -82,6 +85,8 @@ public enum NodeCommand {
         var pub: String?
         var control: String?
         var metrics: String?
+        var membership: String?
+        var seeds: [String] = []
         var peers: [String: String] = [:]
         var cluster: String?
         var keyFile: String?
@@ -126,6 +131,8 @@ public enum NodeCommand {
             case "--pub": pub = try value(for: argument)
             case "--control": control = try value(for: argument)
             case "--metrics": metrics = try value(for: argument)
+            case "--membership": membership = try value(for: argument)
+            case "--join": seeds.append(try value(for: argument))
             case "--cluster": cluster = try value(for: argument)
             case "--key": keyFile = try value(for: argument)
             case "--operators": operatorsFile = try value(for: argument)
@@ -201,6 +208,8 @@ public enum NodeCommand {
             if let pub { configuration.pubEndpoint = pub }
             if let control { configuration.controlEndpoint = control }
         }
+        if let membership { configuration.membershipEndpoint = membership }
+        configuration.membershipSeeds += seeds
         configuration.settings = settings
         configuration.logLevel = level
         configuration.logFormat = logFormat

@@ -22,6 +22,13 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var insecure: Bool = false
     /// The node's data directory and durability (`--data-dir`); nil: nothing survives the process.
     public var durable: DurableOptions?
+    /// Where the node's SWIM membership binds (`--membership`); nil: all-to-all heartbeats.
+    public var membershipEndpoint: String?
+    /// The membership endpoints of peers known from the start (a cluster file), by id; each
+    /// needs its publisher in `peers` too.
+    public var membershipPeers: [String: String] = [:]
+    /// Membership endpoints of running members to join through (`--join`, repeatable).
+    public var membershipSeeds: [String] = []
 
     public init(
         id: String,
@@ -51,6 +58,24 @@ public struct NodeConfiguration: Sendable, Equatable {
         for (name, endpoint) in [("--pub", pubEndpoint), ("--control", controlEndpoint)] + peers.map({ ("--peer \($0.key)", $0.value) }) {
             guard Self.isEndpoint(endpoint) else {
                 throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
+            }
+        }
+        if membershipEndpoint == nil, !membershipSeeds.isEmpty {
+            throw NodeError(.invalidConfiguration, "--join needs --membership: a joining node is probed at its own membership endpoint")
+        }
+        if let membershipEndpoint {
+            let named = [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) })
+                + membershipSeeds.map { ("--join", $0) }
+            guard membershipSeeds.count <= 64 else {
+                throw NodeError(.invalidConfiguration, "--join takes at most 64 seeds (got \(membershipSeeds.count))")
+            }
+            for (name, endpoint) in named {
+                guard Self.isEndpoint(endpoint), !endpoint.contains(" "), endpoint.utf8.count <= 60 else {
+                    throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint of at most 60 bytes")
+                }
+            }
+            guard ![pubEndpoint, controlEndpoint, metricsEndpoint].contains(membershipEndpoint) || membershipEndpoint.hasSuffix(":*") else {
+                throw NodeError(.invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
             }
         }
         guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
@@ -137,8 +162,13 @@ extension ClusterFile {
         }
         var peers: [String: String] = [:]
         for node in nodes where node.id != id { peers[node.id] = node.pub }
-        return NodeConfiguration(
+        var configuration = NodeConfiguration(
             id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, peers: peers, metricsEndpoint: me.metrics)
+        if let membership = me.membership {
+            configuration.membershipEndpoint = membership
+            for node in nodes where node.id != id { configuration.membershipPeers[node.id] = node.membership }
+        }
+        return configuration
     }
 }
 

@@ -26,6 +26,16 @@ final class MemoryTransport: Sendable {
         var retained: [String: String] = [:]
         var routes: [RouteID: Route] = [:]
         var nextID: UInt64 = 0
+        var membershipSent: [MembershipSend] = []
+        var membershipDeliver: (@Sendable ([UInt8], String?) -> Void)?
+        var membershipForgotten: [String] = []
+    }
+
+    /// One membership send: to member `id` (nil: a seed) at its membership endpoint.
+    struct MembershipSend: Sendable {
+        let id: String?
+        let endpoint: String
+        let bytes: [UInt8]
     }
 
     private let network = Mutex(Network())
@@ -37,6 +47,25 @@ final class MemoryTransport: Sendable {
     var events: [Event] { network.withLock { $0.events } }
     /// Patterns routed now (shared and dedicated), sorted by their description.
     var routedPatterns: [TopicPattern] { network.withLock { $0.routes.values.map(\.pattern) }.sorted { "\($0)" < "\($1)" } }
+
+    /// Takes the membership messages sent since the last call, oldest first.
+    func takeMembershipSent() -> [MembershipSend] {
+        network.withLock { network in
+            defer { network.membershipSent.removeAll() }
+            return network.membershipSent
+        }
+    }
+
+    /// Members whose membership connection the node dropped, in order.
+    var membershipForgotten: [String] { network.withLock { $0.membershipForgotten } }
+
+    /// Hands membership bytes to the node, as its socket would (false: no receiver is open).
+    @discardableResult
+    func deliverMembership(_ bytes: [UInt8], from authenticated: String? = nil) -> Bool {
+        guard let deliver = network.withLock({ $0.membershipDeliver }) else { return false }
+        deliver(bytes, authenticated)
+        return true
+    }
 
     /// Forgets the events and messages recorded so far (routes and retained values stay).
     func clearRecords() {
@@ -97,7 +126,13 @@ final class MemoryTransport: Sendable {
                     guard let route = network.routes.removeValue(forKey: id) else { return }
                     network.events.append(.closeDedicated(route.endpoint ?? "", route.pattern))
                 }
-            }
+            },
+            membershipSend: { id, endpoint, bytes in
+                self.network.withLock { $0.membershipSent.append(MembershipSend(id: id, endpoint: endpoint, bytes: bytes)) }
+            },
+            membershipReceive: { deliver in self.network.withLock { $0.membershipDeliver = deliver } },
+            membershipStop: { self.network.withLock { $0.membershipDeliver = nil } },
+            membershipForget: { id in self.network.withLock { $0.membershipForgotten.append(id) } }
         )
     }
 }

@@ -1,0 +1,160 @@
+import RexControl
+import RexMembership
+import Synchronization
+
+/// What reaches the membership channel: its timer fired, or a message arrived.
+enum MembershipEvent: Sendable {
+    case timer
+    case message([UInt8], from: String?)
+}
+
+/// Runs one `Membership` machine for the node's membership channel: feeds it the channel's
+/// events with the time on the store's clock, carries out its directives (sends through
+/// `NodeTransport`, status changes as `NodeAction.memberChanged`) and keeps one timer armed at
+/// its `nextDeadline`.
+///
+/// Events arrive on the store's executor (the timer, through the channel's handler) and from the
+/// transport's receive (the reactor thread in a running node: the same); the machine sits behind
+/// a mutex so the type is plainly `Sendable`, uncontended and held only while the machine runs
+/// and its sends are encoded — the transport and `dispatch` are called after it is released.
+final class MembershipHost: Sendable {
+    private struct Core: Sendable {
+        var machine: Membership
+        var directives: [MembershipDirective] = []
+        /// The deadline the timer is armed for, and the task sleeping until it.
+        var armed: Duration?
+        var timer: Task<Void, Never>?
+        var stopped = false
+    }
+
+    /// A send encoded, or a status to report, in the order the machine asked.
+    private enum Step {
+        case send(id: String?, endpoint: String, bytes: [UInt8])
+        case changed(Member)
+    }
+
+    private let core: Mutex<Core>
+    private let env: NodeEnvironment
+    private let dispatch: @Sendable (NodeAction) -> Void
+    private let myID: String
+    private let stats: MembershipStats
+
+    init?(_ plan: MembershipPlan, id: String, env: NodeEnvironment, dispatch: @escaping @Sendable (NodeAction) -> Void) {
+        guard let machine = Membership(
+            id: id, address: plan.address.text, incarnation: plan.incarnation, settings: plan.settings, seed: plan.seed
+        ) else { return nil }
+        core = Mutex(Core(machine: machine))
+        self.env = env
+        self.dispatch = dispatch
+        myID = id
+        stats = plan.stats
+    }
+
+    /// Adds the configured members (each reported alive at once, then probed), joins through
+    /// the seeds if any, and starts the timer.
+    func start(members: [String: MemberAddress], seeds: [String]) {
+        run { machine, now, directives in
+            for id in members.keys.sorted() where id != myID {
+                machine.add(id, address: members[id]!.text, now: now, into: &directives)
+            }
+            if !seeds.isEmpty { machine.join(seeds: seeds, now: now, into: &directives) }
+            machine.tick(now: now, into: &directives)
+        }
+    }
+
+    func handle(_ event: MembershipEvent) {
+        switch event {
+        case .timer:
+            run(timerFired: true) { machine, now, directives in machine.tick(now: now, into: &directives) }
+        case .message(let bytes, let from):
+            run { machine, now, directives in machine.receive(bytes, from: from, now: now, into: &directives) }
+        }
+    }
+
+    /// Announces that this node leaves (its status `left` at a higher incarnation, sent to a few
+    /// members at once; gossip does the rest), so peers drop it at once instead of suspecting it.
+    func leave() {
+        run { machine, now, directives in machine.leave(now: now, into: &directives) }
+    }
+
+    /// Cancels the timer; later events change nothing.
+    func stop() {
+        let timer = core.withLock { core -> Task<Void, Never>? in
+            core.stopped = true
+            defer { core.timer = nil }
+            return core.timer
+        }
+        timer?.cancel()
+    }
+
+    /// The machine's view of every other member.
+    var members: [Member] { core.withLock { $0.machine.members } }
+
+    private func run(timerFired: Bool = false, _ event: (inout Membership, Duration, inout [MembershipDirective]) -> Void) {
+        let now = env.elapsed()
+        var replaced: Task<Void, Never>?
+        let steps = core.withLock { core -> [Step] in
+            guard !core.stopped else { return [] }
+            if timerFired {
+                core.armed = nil
+                core.timer = nil
+            }
+            event(&core.machine, now, &core.directives)
+            var steps: [Step] = []
+            steps.reserveCapacity(core.directives.count)
+            for directive in core.directives {
+                switch directive {
+                case .send(let message, let destination):
+                    var bytes: [UInt8] = []
+                    // The machine keeps every field within the wire's bounds; a failure is its bug, dropped.
+                    guard (try? message.encode(into: &bytes)) != nil,
+                          let endpoint = MemberAddress(destination.address)?.membership ?? seedEndpoint(destination)
+                    else { continue }
+                    steps.append(.send(id: destination.id, endpoint: endpoint, bytes: bytes))
+                case .statusChanged(let member, _):
+                    if member.id != myID { steps.append(.changed(member)) }
+                }
+            }
+            core.directives.removeAll(keepingCapacity: true)
+            stats.record(core.machine.counters)
+            if let deadline = core.machine.nextDeadline, core.armed.map({ deadline < $0 }) ?? true {
+                replaced = core.timer
+                core.armed = deadline
+                core.timer = arm(at: deadline)
+            }
+            return steps
+        }
+        replaced?.cancel()
+        for step in steps {
+            switch step {
+            case .send(let id, let endpoint, let bytes):
+                env.transport.membershipSend(id, endpoint, bytes)
+            case .changed(let member):
+                if !member.status.isActive { env.transport.membershipForget(member.id) }
+                let pub = MemberAddress(member.address)?.pub ?? ""
+                dispatch(.memberChanged(
+                    id: member.id, endpoint: pub, status: Peer.Status(member.status), incarnation: member.incarnation, atMs: NodeEnvironment.wholeMilliseconds(now)))
+            }
+        }
+    }
+
+    /// A seed is known by its membership endpoint alone (no publisher yet).
+    private func seedEndpoint(_ destination: MembershipDestination) -> String? {
+        destination.id == nil && !destination.address.contains(" ") ? destination.address : nil
+    }
+
+    /// A task that sleeps on the store's clock until `deadline` (time since the node started),
+    /// then asks for a tick through the store, so the machine runs on the store's executor.
+    private func arm(at deadline: Duration) -> Task<Void, Never> {
+        let clock = env.clock
+        let elapsed = env.elapsed
+        let dispatch = self.dispatch
+        return Task {
+            // Measured when the task runs: the deadline is absolute, whenever the task starts.
+            let now = elapsed()
+            do { try await clock.sleep(for: deadline > now ? deadline - now : .zero) } catch { return }
+            guard !Task.isCancelled else { return }
+            dispatch(.membershipTimer)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import RexControl
+import RexMembership
+import Synchronization
+
+/// How a node runs the SWIM membership (`RexMembership`) instead of all-to-all heartbeats: who it
+/// is on the membership path and whom it knows from the start. Part of `NodeEnvironment`; nil
+/// there means the node runs the heartbeats.
+struct MembershipPlan: Sendable {
+    /// This node's address as the membership carries it (see `MemberAddress`).
+    var address: MemberAddress
+    /// Above any incarnation this node used before (the start time in ms): a restarted node
+    /// overrides its own tombstone at once.
+    var incarnation: UInt64
+    /// The machine's only randomness (probe order, phase, jitter).
+    var seed: UInt64
+    var settings = MembershipSettings()
+    /// Members known from configuration (a cluster file), by id: added as alive, then probed.
+    var members: [String: MemberAddress] = [:]
+    /// Membership endpoints of running members to join through (`rexnode --join`): the node asks
+    /// them until one answers with its table.
+    var seeds: [String] = []
+    /// Where the running machine leaves its counters (metrics and tests read them).
+    let stats = MembershipStats()
+}
+
+/// The membership machine's counters as of its last event, readable from any thread.
+final class MembershipStats: Sendable {
+    private let latest = Mutex(MembershipCounters())
+
+    var counters: MembershipCounters { latest.withLock { $0 } }
+
+    func record(_ counters: MembershipCounters) { latest.withLock { $0 = counters } }
+}
+
+/// A member's address on the membership: its membership endpoint and its publisher, in one
+/// opaque string `"MEMBERSHIP PUB"` (≤ `MembershipWire.maxAddressBytes`), so that whoever learns a
+/// member by gossip can both probe it and follow its data.
+struct MemberAddress: Hashable, Sendable {
+    var membership: String
+    var pub: String
+
+    init(membership: String, pub: String) {
+        self.membership = membership
+        self.pub = pub
+    }
+
+    /// Reads `"MEMBERSHIP PUB"`; nil for anything else (an address gossiped by a forger).
+    init?(_ text: String) {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        membership = String(parts[0])
+        pub = String(parts[1])
+    }
+
+    var text: String { membership + " " + pub }
+}
+
+extension Peer.Status {
+    /// A membership status as the node's peers show it: a dead or left member is `gone`.
+    init(_ status: MemberStatus) {
+        switch status {
+        case .alive: self = .alive
+        case .suspect: self = .suspect
+        case .dead, .left: self = .gone
+        }
+    }
+}
+
+extension Peer {
+    /// Whether the node keeps a data-plane connection to this peer: always under heartbeats (a
+    /// gone peer may come back on its own), while alive or suspect under the membership (which
+    /// declares dead members and brings them back when they refute).
+    var isConnectable: Bool { incarnation == nil || status != .gone }
+
+    /// The endpoint a follow `from` this peer subscribes to: none while it is not connectable.
+    var reachableEndpoint: String? { isConnectable ? endpoint : nil }
+}

@@ -1,0 +1,204 @@
+import RexMembership
+import ZMQ
+
+/// The node's point-to-point membership path: one ROUTER that binds the membership endpoint
+/// (where peers' probes arrive) and connects to each member it sends to, naming that connection
+/// by a routing id of its own (`ZMQ_CONNECT_ROUTING_ID`: a generation number and the member's id,
+/// never reused), so a message is addressed by member. Lives on the reactor thread.
+///
+/// Every send is best effort and never blocks: a full queue or an unreachable peer is a counted
+/// drop (SWIM is built for lost messages). Inbound, libzmq refuses a frame over
+/// ``MembershipWire/maxMessageBytes`` before allocating it, and a message that is not
+/// [routing id, payload] is counted and dropped. Secured: the socket is a CURVE server that lets
+/// in cluster members only (the data domain's ZAP rule), each connection it makes expects the
+/// member's own key, and the member id the ZAP handler authenticated is what the machine is told
+/// the sender is (a message without one is counted and dropped).
+final class MembershipSocket {
+    struct Counters: Equatable, Sendable {
+        var sent = 0
+        /// Sends dropped: the peer's queue was full or it could not be routed.
+        var dropped = 0
+        /// Sends dropped because a secured node does not know the destination's key (or it had no id).
+        var unkeyed = 0
+        var received = 0
+        /// Inbound messages not [routing id, payload], or without an authenticated member (secured).
+        var refused = 0
+        var connections = 0
+    }
+
+    /// At most this many peers connected at once (the membership's own table is bounded too).
+    static let maxConnections = 4096
+    /// Messages queued per peer before sends to it are dropped.
+    static let queuePerPeer = 64
+    /// How long `close` keeps unsent messages (the leave announcement); libzmq's default would
+    /// keep them forever, the node's other sockets keep none.
+    static let leaveLinger = Duration.milliseconds(50)
+
+    let socket: ZMQSocket
+    /// The resolved endpoint (with the real port when bound to `:*`).
+    let endpoint: String
+    private(set) var counters = Counters()
+    private let reactor: Reactor
+    private let log: NodeLogger
+    private let security: MembershipSecurity?
+    /// One connection: where it goes and the routing id it was given.
+    private struct Connection {
+        let endpoint: String
+        let routingID: [UInt8]
+    }
+
+    /// Member id (or "@endpoint" for a seed) → its connection.
+    private var connected: [String: Connection] = [:]
+    /// Makes every connection's routing id new: libzmq disconnects asynchronously, and a connect
+    /// reusing the id of a pipe not yet gone aborts the process (router.cpp `!has_out_pipe`).
+    private var generation: UInt64 = 0
+    private var reader: ReaderToken?
+    private var deliver: (([UInt8], String?) -> Void)?
+
+    init(context: ZMQContext, reactor: Reactor, endpoint: String, log: NodeLogger, security: MembershipSecurity?) throws(ZMQError) {
+        reactor.checkIsolated()
+        self.reactor = reactor
+        self.log = log
+        self.security = security
+        let socket = try context.socket(.router)
+        do {
+            if let security {
+                // The listener keeps these server options; each connect then switches the socket's
+                // options to a client expecting that member's key (libzmq copies them per connect).
+                try security.policy.makeServer(socket, domain: ZapPolicy.dataDomain)
+                try socket.setOption(.curvePublicKey, security.policy.keyPair.publicKey)
+            }
+            try socket.setOption(.maxMessageSize, MembershipWire.maxMessageBytes)
+            try socket.setOption(.sendHighWaterMark, Self.queuePerPeer)
+            try socket.setOption(.routerMandatory, true)
+            // A stopping node's leave announcement is sent as the socket closes: give it a moment.
+            try socket.setOption(.linger, Self.leaveLinger)
+            socket.receiveFrameLimit = 2
+            try socket.bind(endpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+        self.socket = socket
+        self.endpoint = ((try? socket.lastEndpoint) ?? nil) ?? endpoint
+    }
+
+    /// Hands every inbound message to `deliver` with its authenticated sender (nil: plain node).
+    func open(_ deliver: @escaping ([UInt8], String?) -> Void) {
+        self.deliver = deliver
+        if reader == nil { reader = reactor.addReader(socket) { [unowned self] in drain() } }
+    }
+
+    /// Stops delivering (the socket stays bound until `close`).
+    func stopDelivering() {
+        deliver = nil
+    }
+
+    /// Sends `bytes` to member `id` (nil: a seed known by its endpoint only) at `endpoint`,
+    /// connecting first if needed; drops (counted) rather than waits.
+    func send(to id: String?, endpoint: String, _ bytes: [UInt8]) {
+        let key = id ?? "@" + endpoint
+        guard let routingID = connect(key, id: id, endpoint: endpoint) else { return }
+        do {
+            guard try socket.send(routingID, flags: [.more, .dontWait]), try socket.send(bytes, flags: .dontWait) else {
+                counters.dropped += 1
+                return
+            }
+            counters.sent += 1
+        } catch {
+            counters.dropped += 1
+            // No pipe under that routing id any more (a disconnect of the same endpoint under
+            // another key took it): forget it, so the next send connects anew.
+            if error.code == .hostUnreachable { connected[key] = nil }
+        }
+    }
+
+    /// Drops the connection to member `id` (declared dead or left); a later send reconnects.
+    func forget(_ id: String) {
+        guard let connection = connected.removeValue(forKey: id) else { return }
+        try? socket.disconnect(connection.endpoint)
+        counters.connections = connected.count
+    }
+
+    /// The routing id of the connection to `key` at `endpoint`, connecting first if needed.
+    private func connect(_ key: String, id: String?, endpoint: String) -> [UInt8]? {
+        if let connection = connected[key], connection.endpoint == endpoint { return connection.routingID }
+        if let old = connected.removeValue(forKey: key) { try? socket.disconnect(old.endpoint) }
+        guard connected.count < Self.maxConnections else {
+            counters.dropped += 1
+            return nil
+        }
+        generation &+= 1
+        // 1 + 20 digits + 1 + at most 64 id bytes (or 1 + 60 endpoint bytes): within libzmq's 255.
+        let routingID = Array("\(generation)#".utf8) + Array(key.utf8.prefix(200))
+        do {
+            if let security {
+                guard let id, let peerKey = security.memberKeys[id] else {
+                    counters.unkeyed += 1
+                    return nil
+                }
+                try socket.setOption(.curveServerKey, peerKey)
+            }
+            try socket.setOption(.connectRoutingID, routingID)
+            try socket.connect(endpoint)
+        } catch {
+            counters.dropped += 1
+            log.warning("membership_connect_failed", ["peer": id ?? "seed", "endpoint": endpoint, "error": "\(error)"])
+            return nil
+        }
+        connected[key] = Connection(endpoint: endpoint, routingID: routingID)
+        counters.connections = connected.count
+        return routingID
+    }
+
+    private func drain() {
+        for _ in 0..<4096 {
+            let message: (bytes: [UInt8], valid: Bool)?
+            do {
+                message = try socket.tryReceive { frames in
+                    frames.count == 2 ? (frames.bytes(1), true) : ([], false)
+                }
+            } catch {
+                log.error("membership_receive_failed", ["error": "\(error)"])
+                return
+            }
+            guard let message else { return }
+            guard message.valid else {
+                counters.refused += 1
+                continue
+            }
+            var sender: String?
+            if security != nil {
+                // The ZAP handler answered a member's key with "node:ID"; nothing else gets in.
+                guard let user = socket.receivedProperty("User-Id"), user.hasPrefix("node:"), user.utf8.count > 5 else {
+                    counters.refused += 1
+                    continue
+                }
+                sender = String(user.dropFirst(5))
+            }
+            counters.received += 1
+            deliver?(message.bytes, sender)
+        }
+    }
+
+    func close() {
+        if let reader { reactor.removeReader(reader) }
+        reader = nil
+        deliver = nil
+        socket.close()
+    }
+}
+
+/// What a secured node's membership socket needs: its CURVE policy (server side, members only)
+/// and each member's key by id (client side).
+struct MembershipSecurity {
+    let policy: ZapPolicy
+    let memberKeys: [String: ZMQCurveKey]
+
+    init(_ policy: ZapPolicy) {
+        self.policy = policy
+        var keys: [String: ZMQCurveKey] = [:]
+        for (key, id) in policy.members { keys[id] = key }
+        memberKeys = keys
+    }
+}

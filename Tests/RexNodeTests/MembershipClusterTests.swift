@@ -1,0 +1,120 @@
+import Foundation
+import NodeTestSupport
+import RexControl
+import Synchronization
+import Testing
+import ZMQ
+@testable import RexNode
+
+/// Nodes running the SWIM membership over real sockets (ipc endpoints known before any node
+/// starts, as a cluster file would list them): what only the runtime shows — the ROUTER path,
+/// connects by member id, CURVE on it, and the data plane following membership.
+@Suite(.serialized) struct MembershipClusterTests {
+    struct Endpoints {
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let ids: [String]
+
+        func pub(_ id: String) -> String { "ipc:///tmp/rexswim-\(getpid())-\(tag)-\(id).pub" }
+        func membership(_ id: String) -> String { "ipc:///tmp/rexswim-\(getpid())-\(tag)-\(id).mem" }
+
+        func configuration(_ id: String) -> NodeConfiguration {
+            var configuration = NodeConfiguration(
+                id: id, pubEndpoint: pub(id), controlEndpoint: "tcp://127.0.0.1:*",
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 50), logLevel: .error)
+            configuration.membershipEndpoint = membership(id)
+            for other in ids where other != id {
+                configuration.peers[other] = pub(other)
+                configuration.membershipPeers[other] = membership(other)
+            }
+            return configuration
+        }
+    }
+
+    /// Whether `condition` on the node's I/O counters holds within 10 s, checked every 50 ms off
+    /// the cooperative pool (reading them waits for the node's reactor).
+    static func countersReach(_ node: Node, _ condition: @escaping @Sendable (NodeIO.Counters) -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if let counters = try? await offPool({ node.ioCounters() }), condition(counters) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    static func allAlive(_ state: NodeState, _ ids: [String]) -> Bool {
+        ids.filter { $0 != state.id }.allSatisfy { state.peers[$0]?.status == .alive && state.peers[$0]?.incarnation != nil }
+    }
+
+    @Test func membersProbeEachOtherFollowDataAndSeeAStoppedMemberGone() async throws {
+        let cluster = Endpoints(ids: ["n1", "n2", "n3"])
+        let nodes = try cluster.ids.map { try Node.start(cluster.configuration($0)) }
+        let (n1, n2, n3) = (nodes[0], nodes[1], nodes[2])
+        n3.dispatch(.set(topic: "t", value: "v"))
+        n1.dispatch(.follow(name: "f", topic: "t", from: "n3"))
+        #expect(await waitFor(n1, timeout: .seconds(10)) { $0.follows["f"]?.lastValue == "v" }, "a from-follow resolved through membership")
+        // Probes flow both ways for a while: everyone stays alive.
+        let probed = await Self.countersReach(n1) { ($0.membership?.sent ?? 0) >= 20 && ($0.membership?.received ?? 0) >= 20 }
+        #expect(probed, "n1 probed and was probed over its membership socket: \(String(describing: n1.ioCounters().membership))")
+        for node in nodes { #expect(Self.allAlive(node.state, cluster.ids), "\(node.id): \(node.state.peers)") }
+        #expect(n1.messageCounts().published == 0, "no heartbeats: n1 published nothing")
+
+        await n3.stop()
+        for node in [n1, n2] {
+            #expect(await waitFor(node, timeout: .seconds(10)) { $0.peers["n3"]?.status == .gone }, "\(node.id) sees n3 gone")
+            #expect(node.state.peers["n2"]?.status ?? node.state.peers["n1"]?.status == .alive)
+        }
+        #expect(n1.state.follows["f"]?.endpoint == nil, "the follow waits for n3 to come back")
+        await n2.stop()
+        await n1.stop()
+    }
+
+    /// Regression: a member declared dead is disconnected, and the machine may send to it again
+    /// at once (to tell it so); libzmq finishes a disconnect later, and a connect reusing the
+    /// routing id of a pipe not yet gone aborted the process (router.cpp `!has_out_pipe`,
+    /// seen in the e2e kill -9 scenario). Each connection now gets a routing id of its own.
+    @Test func sendingToAMemberRightAfterForgettingItIsSafe() async throws {
+        let endpoints = Endpoints(ids: ["a", "b"])
+        let context = try ZMQContext()
+        let reactor = Reactor(name: "membership-socket-test")
+        let log = NodeLogger(nodeID: "t", level: .error, sink: { _ in })
+        let received = Mutex(0)
+        let sockets = try reactor.sync { () throws -> ReactorBound<[MembershipSocket]> in
+            let a = try MembershipSocket(context: context, reactor: reactor, endpoint: endpoints.membership("a"), log: log, security: nil)
+            let b = try MembershipSocket(context: context, reactor: reactor, endpoint: endpoints.membership("b"), log: log, security: nil)
+            b.open { _, _ in received.withLock { $0 += 1 } }
+            for _ in 0..<200 {
+                a.send(to: "b", endpoint: b.endpoint, [1, 2, 3])
+                a.forget("b")
+            }
+            a.send(to: "b", endpoint: b.endpoint, [1, 2, 3])
+            return ReactorBound([a, b], on: reactor)
+        }
+        #expect(await eventually { received.withLock { $0 } >= 1 }, "the last connection delivers")
+        let counters = try reactor.sync { sockets.value[0].counters }
+        #expect(counters.connections == 1 && counters.sent + counters.dropped == 201)
+        try reactor.sync { for socket in sockets.value { socket.close() } }
+        reactor.stop()
+        try? context.terminate(timeout: .seconds(1))
+    }
+
+    @Test func aSecuredClusterAuthenticatesMembershipMessagesByKey() async throws {
+        var secure = try SecureCluster(nodes: ["n1", "n2", "n3"])
+        let cluster = Endpoints(ids: ["n1", "n2", "n3"])
+        for id in cluster.ids { secure.pubs[id] = cluster.pub(id) }
+        let nodes = try cluster.ids.map { id in
+            var configuration = cluster.configuration(id)
+            configuration.security = secure.security(for: id)
+            return try Node.start(configuration)
+        }
+        for node in nodes {
+            #expect(await waitFor(node, timeout: .seconds(10)) { Self.allAlive($0, cluster.ids) }, "\(node.id): \(node.state.peers)")
+        }
+        let probed = await Self.countersReach(nodes[0]) { ($0.membership?.received ?? 0) >= 20 }
+        #expect(probed)
+        for node in nodes {
+            let counters = try #require(node.ioCounters().membership)
+            #expect(counters.refused == 0 && counters.unkeyed == 0, "\(node.id): \(counters)")
+            #expect(node.ioCounters().membershipMachine?.senderMismatches == 0)
+        }
+        for node in nodes.reversed() { await node.stop() }
+    }
+}
