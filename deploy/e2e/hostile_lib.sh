@@ -94,7 +94,7 @@ for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["cont
     H_WATCH_OUT="$H_TMP/rss-peaks.json"
     rogue rss-watch "${args[@]}" --out "$H_WATCH_OUT" --stop "$H_TMP/rss-stop" --max-seconds 300 &
     H_WATCH=$!
-    step "fresh ${security:+plain }${security:-secured (the rogue holds stolen keys) }cluster in $(($(now_ms) - started)) ms: ${pids[*]}; RSS n1/n2/n3 ${H_BASE[n1]}/${H_BASE[n2]}/${H_BASE[n3]} MiB; attacked: ${H_ATTACKED[*]}; budget ${H_BUDGET} MiB; wire ${ROGUE_WIRE:-new}"
+    step "fresh $([ -n "$security" ] && echo "plain" || echo "secured (the rogue holds stolen keys)") cluster in $(($(now_ms) - started)) ms: ${pids[*]}; RSS n1/n2/n3 ${H_BASE[n1]}/${H_BASE[n2]}/${H_BASE[n3]} MiB; attacked: ${H_ATTACKED[*]}; budget ${H_BUDGET} MiB; wire ${ROGUE_WIRE:-new}"
 }
 
 # rss_mib PID [FIELD]: VmRSS (or FIELD, e.g. VmHWM, the peak) of a live process in MiB; empty when gone.

@@ -1,10 +1,22 @@
 # shellcheck shell=bash
-# Hostile operator input, heavy: 100,000 distinct follows dispatched quickly (pipelined, 256 in
-# flight, at most 60 s) to n1; afterwards n1 answers ping within the limit and stays under budget.
-# Too slow for CI today: runs only with HOSTILE_HEAVY=1.
+# Hostile operator input: distinct follows dispatched as fast as n1 takes them (pipelined, 256 in
+# flight, at most 60 s). Every one must be accepted at 2,000/s or more; afterwards n1 answers ping
+# within the limit, every node lives, and n1's peak RSS stays within what the README states a
+# follow costs: 32 MiB plus 6 KiB per follow. CI sends 30,000 follows; HOSTILE_HEAVY=1 sends the
+# issue's 100,000 (HOSTILE_FOLLOWS sets any count).
 
-[ "${HOSTILE_HEAVY:-}" = 1 ] || hostile_skip follow_flood "heavy (100,000 follows, up to a minute): set HOSTILE_HEAVY=1 to run it"
+count=${HOSTILE_FOLLOWS:-30000}
+[ "${HOSTILE_HEAVY:-}" = 1 ] && count=${HOSTILE_FOLLOWS:-100000}
+export HOSTILE_RSS_MIB_FOLLOW_FLOOD=${HOSTILE_RSS_MIB_FOLLOW_FLOOD:-$((32 + count * 6 / 1024))}
 hostile_begin follow_flood n1
-hostile_rogue follows --control "${H_CONTROL[n1]}" --count "${HOSTILE_FOLLOWS:-100000}" --window 256 --max-seconds 60
+hostile_rogue follows --control "${H_CONTROL[n1]}" --count "$count" --window 256 --max-seconds 60
 step "rogue: $H_OUT"
+accepted=$(json_get accepted <<<"$H_OUT" || echo 0)
+seconds=$(json_get seconds <<<"$H_OUT" || echo 0)
+[ "$accepted" = "$count" ] || hostile_note "n1 accepted $accepted of $count follows"
+if py -c 'import sys; sys.exit(0 if float(sys.argv[2]) > 0 and int(sys.argv[1]) / float(sys.argv[2]) >= 2000 else 1)' "$accepted" "$seconds"; then
+    step "n1 took $accepted follows in $seconds s"
+else
+    hostile_note "n1 took $accepted follows in $seconds s: under 2,000/s"
+fi
 hostile_verdict
