@@ -45,6 +45,7 @@ public struct ElementChanges<ID: Hashable & Sendable>: ElementChangeLog, Equatab
 /// A log of changed keys as the keyed lift reads it (`ElementChanges` is one): for a state type
 /// that cannot depend on this module, a log of its own that follows the same contract.
 public protocol ElementChangeLog<ID>: Sendable {
+    /// The key of an element: a dictionary key, or an element's id.
     associatedtype ID: Hashable & Sendable
     /// Bumped by every recorded id; a supervise that saw this revision has nothing to do.
     var revision: UInt64 { get }
