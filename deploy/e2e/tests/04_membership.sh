@@ -3,29 +3,34 @@
 # after 2 missed, gone after 5); restart it: it rejoins, is alive again and delivers again. Then
 # the same, and a SIGTERM (leave), on a cluster of its own running the SWIM membership.
 
+# watch_gone NODE DIR GONE_TIMEOUT: waits until NODE sees n3 suspect, then gone, and writes the ms
+# since killed_at of each to DIR/NODE.suspect.ms and DIR/NODE.gone.ms.
+watch_gone() {
+    local node=$1 dir=$2 gone_timeout=$3
+    rexctl wait "$node" --for state=peers.n3.status=suspect --timeout 3s >"$dir/$node.suspect" 2>&1 || return 1
+    echo $(($(now_ms) - killed_at)) >"$dir/$node.suspect.ms"
+    rexctl wait "$node" --for gone=n3 --timeout "$gone_timeout" >"$dir/$node.gone" 2>&1 || return 1
+    echo $(($(now_ms) - killed_at)) >"$dir/$node.gone.ms"
+}
+
+# survivors_see_n3_gone DIR GONE_TIMEOUT: n1 and n2 watched at once (the suspect window is narrow).
+survivors_see_n3_gone() {
+    local dir=$1 gone_timeout=$2 w1 w2 ok1=0 ok2=0
+    watch_gone n1 "$dir" "$gone_timeout" &
+    w1=$!
+    watch_gone n2 "$dir" "$gone_timeout" &
+    w2=$!
+    wait "$w1" || ok1=$?
+    wait "$w2" || ok2=$?
+    cat "$dir"/n1.suspect "$dir"/n1.gone "$dir"/n2.suspect "$dir"/n2.gone 2>/dev/null | sed 's/^/      /' >&2 || true
+    [ "$ok1" -eq 0 ] && [ "$ok2" -eq 0 ]
+}
+
 killed_at=$(now_ms)
 "$CLUSTER_SH" kill n3 >&2
 
-# Watch both survivors at once: the suspect window is only 3 heartbeat intervals wide.
 tmp=$(mktemp -d)
-watch_peer() {
-    local node=$1
-    rexctl wait "$node" --for state=peers.n3.status=suspect --timeout 3s >"$tmp/$node.suspect" 2>&1 || return 1
-    echo $(($(now_ms) - killed_at)) >"$tmp/$node.suspect.ms"
-    rexctl wait "$node" --for gone=n3 --timeout 3s >"$tmp/$node.gone" 2>&1 || return 1
-    echo $(($(now_ms) - killed_at)) >"$tmp/$node.gone.ms"
-}
-watch_peer n1 &
-w1=$!
-watch_peer n2 &
-w2=$!
-ok1=0 ok2=0
-wait "$w1" || ok1=$?
-wait "$w2" || ok2=$?
-for node in n1 n2; do
-    cat "$tmp/$node.suspect" "$tmp/$node.gone" 2>/dev/null | sed 's/^/      /' >&2 || true
-done
-[ "$ok1" -eq 0 ] && [ "$ok2" -eq 0 ] || fail "a survivor did not report n3 suspect then gone"
+survivors_see_n3_gone "$tmp" 3s || fail "a survivor did not report n3 suspect then gone"
 for node in n1 n2; do
     step "$node saw n3 suspect after $(cat "$tmp/$node.suspect.ms") ms, gone after $(cat "$tmp/$node.gone.ms") ms"
     # gone = 5 missed heartbeats (500 ms); allow for polling (100 ms) and a busy machine.
@@ -68,21 +73,7 @@ step "after the restart: n3 set n3.back=$v → n1 follows.back.lastValue=$v"
     killed_at=$(now_ms)
     "$CLUSTER_SH" kill n3 >&2
     tmp=$(mktemp -d)
-    swim_watch() {
-        rexctl wait "$1" --for state=peers.n3.status=suspect --timeout 3s >"$tmp/$1.suspect" 2>&1 || return 1
-        echo $(($(now_ms) - killed_at)) >"$tmp/$1.suspect.ms"
-        rexctl wait "$1" --for gone=n3 --timeout 4s >"$tmp/$1.gone" 2>&1 || return 1
-        echo $(($(now_ms) - killed_at)) >"$tmp/$1.gone.ms"
-    }
-    swim_watch n1 &
-    w1=$!
-    swim_watch n2 &
-    w2=$!
-    ok1=0 ok2=0
-    wait "$w1" || ok1=$?
-    wait "$w2" || ok2=$?
-    cat "$tmp"/n1.* "$tmp"/n2.* 2>/dev/null | grep -v '^[0-9]*$' | sed 's/^/      /' >&2 || true
-    [ "$ok1" -eq 0 ] && [ "$ok2" -eq 0 ] || fail "swim: a survivor did not report n3 suspect then gone"
+    survivors_see_n3_gone "$tmp" 4s || fail "swim: a survivor did not report n3 suspect then gone"
     for node in n1 n2; do
         step "swim: $node saw n3 suspect after $(cat "$tmp/$node.suspect.ms") ms, dead after $(cat "$tmp/$node.gone.ms") ms"
         # Suspicion timeout at N = 3: 0.4 s floor to 2.4 s for a lone suspicion; allow a busy machine.
