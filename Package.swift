@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
         .target(name: "BenchSupport"),
         .executableTarget(name: "zmqbench", dependencies: ["ZMQ", "BenchSupport"]),
-        .executableTarget(name: "nodebench", dependencies: ["RexNode", "RexControl", "SwiftRex", "ZMQ", "BenchSupport"]),
+        .executableTarget(name: "nodebench", dependencies: ["RexNode", "RexControl", "SwiftRex", "ZMQ", "BenchSupport", "CGlibcMalloc"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         // The test kit under XCTest: its failures reach an XCTestCase, not only Swift Testing.

@@ -72,6 +72,7 @@ enum FollowChurn {
 
         // Churn.
         var round = 0
+        let cpu0 = threadCPUSeconds()
         let t0 = nowNanoseconds()
         let budget = UInt64(seconds * 1e9)
         while nowNanoseconds() - t0 < budget {
@@ -80,11 +81,22 @@ enum FollowChurn {
             guard roundDone(round) else { fail("round \(round) never completed (sync \(sync.rawValue))") }
         }
         let tNode = nowNanoseconds()
+        let cpu1 = threadCPUSeconds()
         // Converged: the publisher holds exactly the last round's subscriptions (+ $hb.*).
         let final = Set((0..<follows).map { topic($0, round) } + ["$hb.*"])
         let converged = waitUntil(timeout: 10, pause: 100) { p.publisherSubscriptions() == final }
         let tPub = nowNanoseconds()
         let changes = round * follows
+        // CPU per change by thread (f's and p's reactors, libzmq's I/O threads, all of the
+        // process): a figure the other load on the machine moves far less than the rate.
+        func cpuMicroseconds(_ include: (String) -> Bool) -> Double {
+            let spent = cpu1.filter { include($0.key) }.map { $0.value - (cpu0[$0.key] ?? 0) }.reduce(0, +)
+            return changes > 0 ? 1e6 * spent / Double(changes) : 0
+        }
+        let cpuF = cpuMicroseconds { $0 == "rexnode-f" }
+        let cpuP = cpuMicroseconds { $0 == "rexnode-p" }
+        let cpuIO = cpuMicroseconds { $0.hasPrefix("ZMQbg") }
+        let cpuAll = cpuMicroseconds { _ in true }
         let secondsNode = Double(tNode - t0) / 1e9
         let secondsPub = Double(tPub - t0) / 1e9
 
@@ -112,7 +124,8 @@ enum FollowChurn {
         emit(String(
             format: "CHURN mode=%@ sync=%@ follows=%d rounds=%d changes=%d secs=%.3f changes_s=%.0f node_changes_s=%.0f "
                 + "recreates=%d converged=%d leak_free=%d opens_minus_cancels=%d live=%d opens_minus_cancels_after_unfollow=%d live_after_unfollow=%d "
-                + "live_before=%d sockets=%d/%d/%d/%d shared_subs=%d/%d/%d/%d fds=%d/%d/%d/%d reconcile_cycles=%d reconcile_total_ms=%.1f",
+                + "live_before=%d sockets=%d/%d/%d/%d shared_subs=%d/%d/%d/%d fds=%d/%d/%d/%d reconcile_cycles=%d reconcile_total_ms=%.1f "
+                + "cpu_us_per_change=%.2f f_cpu_us=%.2f p_cpu_us=%.2f io_cpu_us=%.2f",
             mode.rawValue, sync.rawValue, follows, round, changes, secondsPub, Double(changes) / secondsPub, Double(changes) / secondsNode,
             recreates, converged ? 1 : 0, leakFree ? 1 : 0, keep2.counters.liveChannels, live2, keep3.counters.liveChannels, live3, live0,
             sockets0.open, sockets1.open, sockets2.open, sockets3.open,
@@ -121,7 +134,8 @@ enum FollowChurn {
             Double((keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration - keep1.totalDiffDuration)
                 .components.attoseconds) / 1e15
                 + Double((keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration - keep1.totalDiffDuration)
-                .components.seconds) * 1000))
+                .components.seconds) * 1000,
+            cpuAll, cpuF, cpuP, cpuIO))
         await f.stop()
         await p.stop()
     }

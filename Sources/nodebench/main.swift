@@ -13,6 +13,7 @@ import Foundation
 //   nodebench pub <count>                                     one node's publishing alone
 //   nodebench churn <shared|from> <seconds> [node|publisher] [follows] [curve]   follow-topic churn (curve: both nodes secured)
 //   nodebench idle <follows> <seconds>                        one node's idle CPU holding that many follows
+//   nodebench memory <follows>                                where a follow's memory goes, part by part (mallinfo2)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -42,6 +43,12 @@ do {
         }
         alarm(300)
         try await IdleFollows.run(follows: follows, seconds: seconds)
+    case "memory":
+        guard arguments.count >= 2, let follows = Int(arguments[1]), follows >= 1, follows <= 1_000_000 else {
+            fail("usage: nodebench memory <follows 1…1,000,000>", code: 64)
+        }
+        alarm(600)
+        try await FollowMemory.run(follows: follows)
     case "durable": try await DurableThroughput.main(Array(arguments.dropFirst()))
     default:
         var sync = FollowChurn.Sync.publisher

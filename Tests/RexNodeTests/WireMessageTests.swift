@@ -119,6 +119,12 @@ import ZMQ
         #expect(messages(parsed) == [nil, nil, Received(topic: "t", sender: "a", epoch: 1, sequence: 2, value: "v")])
     }
 
+    @Test(arguments: [UInt64(0), 7, 9, 10, 99, 100, 1_000_007, UInt64(Int64.max), UInt64.max - 1, UInt64.max])
+    func aSnapshotTagWritesBothNumbersInDecimal(_ value: UInt64) {
+        #expect(WireMessage.snapshotTag(epoch: value, route: 42) == Array("$snap.\(value).42".utf8) + [0])
+        #expect(WireMessage.snapshotTag(epoch: 3, route: value) == Array("$snap.3.\(value)".utf8) + [0])
+    }
+
     @Test func aSnapshotAnswerCarriesItsRequestsTag() throws {
         let tag = WireMessage.snapshotTag(epoch: 77, route: 5)
         let parsed = try parseAll([

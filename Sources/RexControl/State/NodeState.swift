@@ -48,37 +48,6 @@ public struct SuperviseRevisions: Sendable, Equatable {
     public static func == (lhs: SuperviseRevisions, rhs: SuperviseRevisions) -> Bool { true }
 }
 
-/// The keys a reducer changed, newest last, bounded: it keeps at least the last `capacity` keys
-/// (at most twice as many), and a reader that fell further behind is told so (nil) and walks.
-public struct KeyChangeLog: Sendable {
-    /// Bumped by every `record`.
-    public private(set) var revision: UInt64 = 0
-    /// The keys recorded at revisions `revision - log.count + 1 … revision`, oldest first.
-    private var log: [String] = []
-    /// How many of the latest keys the log keeps at least.
-    public let capacity: Int
-
-    /// An empty log keeping at least the last `capacity` keys (at least 1).
-    public init(capacity: Int) {
-        self.capacity = max(capacity, 1)
-    }
-
-    /// Records that `key` was added, removed or changed in what its channels read.
-    public mutating func record(_ key: String) {
-        if log.count >= 2 * capacity { log.removeFirst(log.count - capacity) }
-        log.append(key)
-        revision &+= 1
-    }
-
-    /// The keys recorded after revision `seen`, or nil when some of them left the log.
-    public func ids(after seen: UInt64) -> ArraySlice<String>? {
-        guard seen <= revision else { return nil }
-        let missing = revision - seen
-        guard missing <= UInt64(log.count) else { return nil }
-        return log[(log.count - Int(missing))...]
-    }
-}
-
 /// A value this node publishes under a topic.
 public struct Feed: Codable, Sendable, Equatable {
     public var value: String

@@ -30,7 +30,11 @@ struct SubscriptionTable<Target> {
     private var prefixRoutes: [RouteID] = []
     private var prefixes: [String] = []
     private var prefixTargets: [Target] = []
-    private var subscriptionCounts: [[UInt8]: Int] = [:]
+    /// Routes per pattern. Keyed by the pattern, not its subscription bytes: a string hashes in
+    /// one pass, a byte array one byte at a time, and the bytes are built only for a directive.
+    /// (Two patterns whose bytes coincide, `a` exact and `a\0` prefix, count apart and subscribe
+    /// the bytes twice; libzmq counts a SUB's subscriptions, so the bytes stay until both go.)
+    private var subscriptionCounts: [TopicPattern: Int] = [:]
     /// Bumped on every change, so a cache of `targets(for:)` knows when it is stale.
     private(set) var generation: UInt64 = 0
 
@@ -62,9 +66,9 @@ struct SubscriptionTable<Target> {
         }
         generation &+= 1
         var directives: [Directive] = []
-        let subscription = pattern.subscription
-        subscriptionCounts[subscription, default: 0] += 1
-        if subscriptionCounts[subscription] == 1 { directives.append(.subscribe(subscription)) }
+        let routes = subscriptionCounts[pattern, default: 0] &+ 1
+        subscriptionCounts[pattern] = routes
+        if routes == 1 { directives.append(.subscribe(pattern.subscription)) }
         // After the subscription itself, so every update after the snapshot's is delivered.
         if snapshot { directives.append(.subscribe(snapshotRequest(for: id, pattern))) }
         return (id, directives)
@@ -85,13 +89,12 @@ struct SubscriptionTable<Target> {
         generation &+= 1
         var directives: [Directive] = []
         if route.snapshot { directives.append(.unsubscribe(snapshotRequest(for: id, route.pattern))) }
-        let subscription = route.pattern.subscription
-        if let count = subscriptionCounts[subscription] {
-            if count > 1 {
-                subscriptionCounts[subscription] = count - 1
+        if let index = subscriptionCounts.index(forKey: route.pattern) {
+            if subscriptionCounts.values[index] > 1 {
+                subscriptionCounts.values[index] -= 1
             } else {
-                subscriptionCounts[subscription] = nil
-                directives.append(.unsubscribe(subscription))
+                subscriptionCounts.remove(at: index)
+                directives.append(.unsubscribe(route.pattern.subscription))
             }
         }
         return directives
@@ -116,7 +119,10 @@ struct SubscriptionTable<Target> {
     /// The subscription that asks for a snapshot of `pattern` for `route`: its tag, then the
     /// pattern's own subscription bytes.
     func snapshotRequest(for route: RouteID, _ pattern: TopicPattern) -> [UInt8] {
-        WireMessage.snapshotTag(epoch: epoch, route: route.rawValue) + pattern.subscription
+        var request: [UInt8] = []
+        WireMessage.appendSnapshotTag(epoch: epoch, route: route.rawValue, to: &request)
+        pattern.appendSubscription(to: &request)
+        return request
     }
 
     private mutating func resolvePrefixes() {

@@ -16,9 +16,20 @@ enum TopicPattern: Hashable, Sendable {
 
     /// The bytes to SUBSCRIBE to.
     var subscription: [UInt8] {
+        var bytes: [UInt8] = []
+        appendSubscription(to: &bytes)
+        return bytes
+    }
+
+    /// Appends `subscription` to `bytes` (one buffer for a snapshot request's tag and pattern).
+    func appendSubscription(to bytes: inout [UInt8]) {
         switch self {
-        case .exact(let topic): Array(topic.utf8) + [0]
-        case .prefix(let prefix): Array(prefix.utf8)
+        case .exact(let topic):
+            bytes.reserveCapacity(bytes.count + topic.utf8.count + 1)
+            bytes.append(contentsOf: topic.utf8)
+            bytes.append(0)
+        case .prefix(let prefix):
+            bytes.append(contentsOf: prefix.utf8)
         }
     }
 

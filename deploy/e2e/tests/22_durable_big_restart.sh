@@ -2,7 +2,9 @@
 # Restart with 100,000 follows (DURABLE_BIG_FOLLOWS): a node started on a data directory holding
 # them in its journal restores them and opens its control endpoint within 2 s of its start, and
 # gives every one back in its state. The first ping waits further for the engine's first
-# reconcile of 100,000 follow channels (bounded at 20 s here; the figure is printed).
+# reconcile of 100,000 follow channels (bounded at 20 s here), and the restart completes when
+# every follow's channel is live (metrics' live follow channels, bounded at 60 s); both figures
+# are printed. Issue 16's target for that is 2 s: not met yet, so not asserted.
 
 mapfile -t ports < <(pick_port_block 1 2)
 [ ${#ports[@]} -eq 2 ] || fail "no free ports for the node"
