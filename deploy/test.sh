@@ -45,10 +45,11 @@ summary() {
 phase "system packages" ensure_system_packages || { summary; exit 1; }
 if [ -n "$unit" ]; then
     phase "build (debug, tests)" swift build --build-tests || { summary; exit 1; }
-    # One test at a time: the in-process nodes' watch tickers and off-reactor encodes run on the
-    # cooperative pool that Swift Testing also runs blocking socket tests on, so on 2 cores a few
-    # parallel blocking tests can starve a node of its pushes for seconds (about 70 s serial
-    # against 20 s parallel, and no such timeouts).
+    # One test at a time. A node's watches no longer wait for Swift's cooperative pool (ticks and
+    # rounds run on Dispatch queues), but its timers (follow settles, feed intervals, heartbeats:
+    # clock sleeps resume through the pool) and its state/keep/metrics replies still do, and Swift
+    # Testing runs blocking socket tests on that pool: in parallel on 2 cores a node can stall for
+    # seconds (3 of 3 parallel runs, 38-46 s each on a loaded machine, had a timeout; serial about 70 s).
     phase "unit tests" swift test --no-parallel || true
     phase "API docs (docc, warnings as errors)" "$DEPLOY_SCRIPTS_DIR/docs.sh" || true
     phase "API compatibility (against the last version tag)" "$DEPLOY_SCRIPTS_DIR/api-check.sh" || true

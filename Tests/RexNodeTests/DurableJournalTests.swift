@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RexControl
 import SQLite
@@ -77,7 +78,7 @@ import Testing
         let batches = sampleBatches(12)
         try await onDisk {
             let journal = try NodeJournal(options: dir.options(), log: .quiet)
-            for batch in batches { try journal.append(batch) }
+            for batch in batches { try journal.append(batch); try journal.compactIfDue() }
             // A crash image: the files as they are while the process still runs.
             try dir.copyImage(to: "crash")
             journal.close()
@@ -234,6 +235,99 @@ import Testing
         #expect(elapsed < .seconds(2), "recovery took \(elapsed)")
     }
 
+    // MARK: The writer: counters, and fail-stop after a write error
+
+    @Test func theWriterCountsCommitsActionsDurationsAndCompactions() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var options = dir.options()
+        options.compactEveryActions = 4
+        let frozen = options
+        let batches: [[NodeAction]] = (0..<5).map { index in (0..<3).map { .set(topic: "t\(index).\($0)", value: "v") } }
+        let (seen, counters) = try await onDisk {
+            let writer = try WriterProbe(frozen)
+            let seen = try batches.map { batch in try writer.commit(batch) }
+            let counters = writer.writer.counters
+            writer.writer.close()
+            return (seen, counters)
+        }
+        #expect(seen == Array(repeating: .committed(3), count: 5))
+        #expect(counters.commits == 5 && counters.actionsCommitted == 15)
+        #expect(counters.commitDurations.count == 5 && counters.commitTime > .zero)
+        #expect(counters.commitDurations.max <= counters.commitTime)
+        // 6 actions since the snapshot after the 2nd batch and after the 4th: two compactions.
+        #expect(counters.compactions == 2 && !counters.failed)
+    }
+
+    @Test func aFullDiskFailsTheCommitAndEveryCommitAfterIt() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var options = dir.options()
+        // A database that may not grow past 40 pages of 4 KiB: a disk that fills up.
+        options.maxDatabasePages = 40
+        let frozen = options
+        let lines = LogLines()
+        let value = String(repeating: "v", count: 3000)
+        let run = try await onDisk { () throws -> (committed: [[NodeAction]], failure: WriterProbe.Seen?, after: WriterProbe.Seen, counters: JournalCounters) in
+            let writer = try WriterProbe(frozen, log: lines.logger)
+            var committed: [[NodeAction]] = []
+            var failure: WriterProbe.Seen?
+            for index in 0..<200 {
+                let batch: [NodeAction] = [.set(topic: "t\(index)", value: value)]
+                let seen = try writer.commit(batch)
+                guard seen == .committed(1) else {
+                    failure = seen
+                    break
+                }
+                committed.append(batch)
+            }
+            let after = try writer.commit([.set(topic: "after", value: "1")])
+            let counters = writer.writer.counters
+            writer.writer.close()
+            return (committed, failure, after, counters)
+        }
+        #expect(run.committed.count > 5 && run.committed.count < 40, "\(run.committed.count) batches fit")
+        #expect(run.failure == .failed(count: 1, code: 13), "SQLITE_FULL, for the one action of the batch")
+        #expect(run.after == .failed(count: 1, code: 13), "fail-stop: nothing is written after the first error")
+        #expect(run.counters.failed && run.counters.commits == run.committed.count && run.counters.actionsCommitted == run.committed.count)
+        #expect(lines.contains("journal_commit_failed") && lines.contains("restart"))
+        // A restart (the disk has room again) finds exactly what was reported committed.
+        let recovered = try await recover(dir.options())
+        #expect(recovered.state == fold(run.committed))
+        #expect(recovered.lastSequence == UInt64(run.committed.count))
+    }
+
+    @Test func aFailedCompactionKeepsTheBatchBeforeItAndStopsTheJournal() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        // 100 actions of 4,000 bytes in the journal: a snapshot of them needs about 100 pages.
+        let filled: [[NodeAction]] = (0..<100).map { [.set(topic: "t\($0)", value: String(repeating: "v", count: 4000))] }
+        try await append(filled, dir.options())
+        let pages = try fileSize(dir.options().databasePath) / 4096
+        var options = dir.options()
+        options.maxDatabasePages = pages + 4   // room for a small row, not for the snapshot
+        options.compactEveryActions = 1
+        let frozen = options
+        let lines = LogLines()
+        let tiny: [NodeAction] = [.set(topic: "tiny", value: "1")]
+        let (seen, counters) = try await onDisk { () throws -> ([WriterProbe.Seen], JournalCounters) in
+            let writer = try WriterProbe(frozen, log: lines.logger)
+            var seen = [try writer.commit(tiny)]
+            seen.append(try writer.next())   // the compaction's report
+            seen.append(try writer.commit([.set(topic: "later", value: "2")]))
+            let counters = writer.writer.counters
+            writer.writer.close()
+            return (seen, counters)
+        }
+        #expect(seen == [.committed(1), .failed(count: 0, code: 13), .failed(count: 1, code: 13)])
+        #expect(counters.commits == 1 && counters.compactions == 0 && counters.failed)
+        #expect(lines.contains("journal_compaction_failed"))
+        // The batch that was answered committed is there; the compaction left nothing behind.
+        let recovered = try await recover(dir.options())
+        #expect(recovered.state == fold(filled + [tiny]))
+        #expect(recovered.report.snapshotSequence == 0 && recovered.lastSequence == 101)
+    }
+
 }
 
 // MARK: - Helpers
@@ -282,7 +376,7 @@ private func refusal(_ options: DurableOptions) async throws -> String? {
 private func append(_ batches: [[NodeAction]], _ options: DurableOptions) async throws {
     try await onDisk {
         let journal = try NodeJournal(options: options, log: .quiet)
-        for batch in batches { try journal.append(batch) }
+        for batch in batches { try journal.append(batch); try journal.compactIfDue() }
         journal.close()
     }
 }
@@ -291,7 +385,7 @@ private func append(_ batches: [[NodeAction]], _ options: DurableOptions) async 
 private func crashImage(_ dir: Scratch, _ batches: [[NodeAction]]) async throws {
     try await onDisk {
         let journal = try NodeJournal(options: dir.options(), log: .quiet)
-        for batch in batches { try journal.append(batch) }
+        for batch in batches { try journal.append(batch); try journal.compactIfDue() }
         try dir.copyImage(to: "crash")
         journal.close()
     }
@@ -369,6 +463,51 @@ private struct Scratch {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A journal writer whose reports a test waits for, one at a time (on a thread of its own: it
+/// blocks).
+private final class WriterProbe: Sendable {
+    /// A report, comparable: a failure by its SQLite primary code.
+    enum Seen: Equatable, Sendable {
+        case committed(Int)
+        case failed(count: Int, code: Int32)
+    }
+
+    /// The reports as they arrive on the writer's thread.
+    private final class Inbox: Sendable {
+        let reports = Mutex<[Seen]>([])
+        let arrived = DispatchSemaphore(value: 0)
+    }
+
+    let writer: JournalWriter
+    private let inbox = Inbox()
+
+    init(_ options: DurableOptions, log: NodeLogger = .quiet) throws {
+        let inbox = self.inbox
+        writer = try JournalWriter.start(options: options, log: log) { outcome in
+            let seen: Seen = switch outcome {
+            case .committed(let count): .committed(count)
+            case .failed(let count, let error): .failed(count: count, code: error.code & 0xff)
+            }
+            inbox.reports.withLock { $0.append(seen) }
+            inbox.arrived.signal()
+        }.writer
+    }
+
+    /// Submits `batch` and returns the writer's next report.
+    func commit(_ batch: [NodeAction]) throws -> Seen {
+        writer.submit(batch)
+        return try next()
+    }
+
+    /// The next report, within 30 s.
+    func next() throws -> Seen {
+        guard inbox.arrived.wait(timeout: .now() + 30) == .success else {
+            throw SQLiteError(code: 0, message: "no report from the journal writer within 30 s", operation: "test")
+        }
+        return inbox.reports.withLock { $0.removeFirst() }
+    }
 }
 
 /// Log lines a test can look into.

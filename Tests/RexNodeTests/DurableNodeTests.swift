@@ -7,13 +7,18 @@ import Testing
 /// A node with a data directory: the control endpoint answers after the commit and says so, and
 /// a restart on the same directory finds what was accepted, before its control endpoint opens.
 @Suite struct DurableNodeTests {
-    private func startDurableNode(_ directory: String, mode: DurabilityMode = .batch, limits: NodeLimits = NodeLimits()) throws -> Node {
-        try Node.start(NodeConfiguration(
+    private func startDurableNode(
+        _ directory: String, mode: DurabilityMode = .batch, limits: NodeLimits = NodeLimits(),
+        adjust: (inout DurableOptions) -> Void = { _ in }, logger: NodeLogger? = nil
+    ) throws -> Node {
+        var options = DurableOptions(directory: directory, mode: mode)
+        adjust(&options)
+        return try Node.start(NodeConfiguration(
             id: "d1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
             peers: ["n2": "tcp://127.0.0.1:1"],
             settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: limits),
-            logLevel: .warning, durable: DurableOptions(directory: directory, mode: mode)
-        ))
+            logLevel: .warning, durable: options
+        ), logger: logger)
     }
 
     private func dispatch(_ node: Node, _ action: String) async throws -> [String: Any]? {
@@ -89,6 +94,76 @@ import Testing
         let error = #expect(throws: NodeError.self) { try startDurableNode(directory) }
         #expect(error?.code == .unusableState)
         #expect(error?.message.contains("move it aside") == true)
+    }
+
+    @Test func aFullDiskRefusesWhatItCouldNotCommitAndEverythingAfter() async throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The database may not grow past 40 pages: the disk fills after a few dozen actions.
+        let node = try startDurableNode(directory, adjust: { $0.maxDatabasePages = 40 })
+        let value = String(repeating: "v", count: 3000)
+        var accepted: [String] = []
+        var refusal: [String: Any]?
+        for index in 0..<200 {
+            let reply = try await dispatch(node, #"{"type": "set", "topic": "t\#(index)", "value": "\#(value)"}"#)
+            if reply?["ok"] as? Bool == true {
+                #expect((reply?["result"] as? [String: Any])?["durability"] as? String == "batch")
+                accepted.append("t\(index)")
+            } else {
+                refusal = reply?["error"] as? [String: Any]
+                break
+            }
+        }
+        #expect(accepted.count > 5 && accepted.count < 40, "\(accepted.count) actions fit")
+        #expect(refusal?["code"] as? String == "notDurable")
+        #expect((refusal?["message"] as? String)?.contains("it was not applied") == true, "\(refusal ?? [:])")
+        // Fail-stop: every later action is refused, whatever it is; reads still work.
+        let later = try await dispatch(node, #"{"type": "unset", "topic": "t0"}"#)
+        #expect((later?["error"] as? [String: Any])?["code"] as? String == "notDurable")
+        #expect(((later?["error"] as? [String: Any])?["message"] as? String)?.contains("until it is restarted") == true)
+        #expect(try await controlRequest(node.controlEndpoint, #"{"v": 1, "op": "ping"}"#)?["ok"] as? Bool == true)
+        let metrics = (try await controlRequest(node.controlEndpoint, #"{"v": 1, "op": "metrics"}"#))?["result"] as? [String: Any]
+        let journal = metrics?["journal"] as? [String: Any]
+        #expect(journal?["failed"] as? Bool == true)
+        #expect(journal?["actionsCommitted"] as? Int == accepted.count)
+        #expect(journal?["pendingActions"] as? Int == 0)
+        // What the node holds is what it answered accepted: nothing refused was applied.
+        #expect(Set(node.state.feeds.keys) == Set(accepted))
+        await node.stop()
+
+        // Restarted with room on the disk: exactly the accepted actions, and it takes more.
+        let restarted = try startDurableNode(directory)
+        #expect(Set(restarted.state.feeds.keys) == Set(accepted))
+        #expect((try await dispatch(restarted, #"{"type": "set", "topic": "again", "value": "1"}"#))?["ok"] as? Bool == true)
+        await restarted.stop()
+    }
+
+    @Test func metricsCountTheJournal() async throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try startDurableNode(directory, adjust: { $0.compactEveryActions = 2 })
+        // One at a time: each is its own commit.
+        for index in 0..<5 {
+            #expect((try await dispatch(node, #"{"type": "set", "topic": "t\#(index)", "value": "v"}"#))?["ok"] as? Bool == true)
+        }
+        let reply = try await controlRequest(node.controlEndpoint, #"{"v": 1, "op": "metrics"}"#)
+        let journal = (reply?["result"] as? [String: Any])?["journal"] as? [String: Any]
+        #expect(journal?["durability"] as? String == "batch")
+        #expect(journal?["commits"] as? Int == 5 && journal?["actionsCommitted"] as? Int == 5)
+        let buckets = journal?["commitHistogram"] as? [[Int]] ?? []
+        #expect(buckets.reduce(0) { $0 + ($1.last ?? 0) } == 5, "one duration per commit: \(buckets)")
+        #expect((journal?["commitMs"] as? Double ?? 0) > 0)
+        #expect(journal?["pendingActions"] as? Int == 0)
+        #expect(journal?["compactions"] as? Int == 2, "after the 2nd and the 4th action")
+        #expect(journal?["truncatedLogTails"] as? Int == 0 && journal?["truncatedJournalTails"] as? Int == 0)
+        #expect(journal?["failed"] as? Bool == false)
+        await node.stop()
+
+        // A node without a data directory has no journal in its metrics.
+        let plain = try startNode("p1")
+        let plainMetrics = (try await controlRequest(plain.controlEndpoint, #"{"v": 1, "op": "metrics"}"#))?["result"] as? [String: Any]
+        #expect(plainMetrics != nil && plainMetrics?["journal"] == nil)
+        await plain.stop()
     }
 
     @Test func commandLineFlags() throws {

@@ -112,10 +112,11 @@ import Testing
           remove-peer ID                   disconnect from peer ID
           --json '{"type": ...}'           any action object, sent as is
 
-        Prints what the node accepted. With --count N the action is sent N times, one
-        request at a time, at most --rate R per second; '{i}' in an argument (or in the
-        --json text) becomes the repetition number 1...N. Progress and the achieved rate
-        are printed as it goes.
+        Prints what the node accepted and, for a node with a data directory, its
+        durability (batch: committed to its journal first; none: not waited for). With
+        --count N the action is sent N times, one request at a time, at most --rate R per
+        second; '{i}' in an argument (or in the --json text) becomes the repetition number
+        1...N. Progress and the achieved rate are printed as it goes.
 
         USAGE: rexctl send <node> [<action>] [<args> ...] [--json <action>]
                            [--from <peer>] [--count <n>] [--rate <per-second>]

@@ -106,6 +106,8 @@ extension MetricsDocument {
             out.counter("rexnode_forbidden_total", "Control requests refused for the operator's role.", security.forbidden)
         }
 
+        if let journal { out.journal(journal) }
+
         out.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", process.rssBytes)
         out.gauge("process_open_fds", "Number of open file descriptors.", process.fds)
         if let cpuSeconds = process.cpuSeconds {
@@ -185,6 +187,31 @@ private struct PrometheusWriter {
 
     static func escapeLabel(_ text: String) -> String {
         escapeHelp(text).replacingAll("\"", with: "\\\"")
+    }
+}
+
+extension PrometheusWriter {
+    /// The `rexnode_journal_*` families of a durable node.
+    mutating func journal(_ journal: MetricsDocument.Journal) {
+        gauge("rexnode_journal_info", "The node's durability mode, as a label (always 1).",
+              labels: ["durability": journal.durability.rawValue], 1)
+        counter("rexnode_journal_commits_total", "Journal transactions committed (one per batch of operator actions).", journal.commits)
+        counter("rexnode_journal_actions_committed_total", "Operator actions committed to the journal.", journal.actionsCommitted)
+        histogram(
+            "rexnode_journal_commit_duration_seconds",
+            "Wall time of each journal commit (the transaction, with its fsync with --durability batch).",
+            edgesNanoseconds: MetricsDocument.prometheusBucketEdgesNanoseconds,
+            buckets: journal.commitHistogram.map { ($0.upperEdgeNanoseconds, $0.count) },
+            sumSeconds: journal.commitMs / 1000)
+        gauge("rexnode_journal_pending_actions", "Accepted operator actions waiting for the journal now.", journal.pendingActions)
+        counter("rexnode_journal_compactions_total", "Snapshots written, each folding the journal before it.", journal.compactions)
+        family("rexnode_journal_truncated_tails_total",
+               "Tails cut off at start: a write-ahead log transaction that never committed (log), journal rows failing their checksum (rows).",
+               type: "counter")
+        sample("rexnode_journal_truncated_tails_total", labels: ["part": "log"], Double(journal.truncatedLogTails))
+        sample("rexnode_journal_truncated_tails_total", labels: ["part": "rows"], Double(journal.truncatedJournalTails))
+        gauge("rexnode_journal_failed", "1 once a journal write failed: the node refuses operator actions until restarted.",
+              journal.failed ? 1 : 0)
     }
 }
 

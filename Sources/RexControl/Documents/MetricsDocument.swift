@@ -18,13 +18,18 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     public var controlRequests: [String: [String: Int]]?
     /// What a secured node's gatekeeper decided; absent for a plain node (and older nodes).
     public var security: Security?
+    /// A node with a data directory: its journal's commits, pending actions and recovery;
+    /// absent without one (and from older nodes).
+    public var journal: Journal?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,
         mailbox: Mailbox, sockets: Sockets, process: Process, members: Members? = nil,
-        controlRequests: [String: [String: Int]]? = nil, security: Security? = nil
+        controlRequests: [String: [String: Int]]? = nil, security: Security? = nil,
+        journal: Journal? = nil
     ) {
         self.security = security
+        self.journal = journal
         self.uptimeMs = uptimeMs
         self.reconcile = reconcile
         self.channels = channels

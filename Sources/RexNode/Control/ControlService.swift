@@ -168,7 +168,7 @@ final class ControlService {
             respondLater(.keep, envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
         case .metrics:
             respondLater(.metrics, envelope, id, NodeMetricsSampler(
-                store: store, io: io, startedAt: node.startedAt, controlRequests: requests).sample())
+                store: store, io: io, startedAt: node.startedAt, controlRequests: requests, journal: durable).sample())
         case .watch:
             guard let watchers else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
             try watchers.watch(envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,

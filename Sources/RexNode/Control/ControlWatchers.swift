@@ -1,3 +1,4 @@
+import Dispatch
 import RexControl
 import SwiftRex
 import ZMQ
@@ -12,7 +13,10 @@ import ZMQ
 /// 2. A tick (every ``WatchPolicy/pushIntervalMs`` while anyone watches) starts a round when
 ///    something watched is dirty and no round is running: the state is read on the reactor
 ///    (one retain), the keep set awaited from the store, and both compared with the round
-///    before and encoded on the cooperative pool — once, whatever the number of watchers.
+///    before and encoded on the watchers' own queue — once, whatever the number of watchers.
+///    Neither the ticks nor the rounds use Swift's cooperative pool: blocking work elsewhere
+///    in the process (a test's blocking sockets, a disk) can hold all of its threads, and a
+///    watch must keep its pace regardless.
 /// 3. Back on the reactor, each due watcher gets one push with the documents that changed,
 ///    assembled from the shared bytes (``WatchPush``), sent without blocking. A client whose
 ///    queue is full, or who is gone (the ROUTER is in mandatory mode, so sends to it fail), is
@@ -36,9 +40,13 @@ final class ControlWatchers {
 
     private var table = WatchTable()
     private var observation: SubscriptionToken?
-    /// Ticks every push interval while anyone watches: a task sleeping on the clock that hands
-    /// each tick to the reactor (the reactor has no timers of its own).
-    private var ticker: Task<Void, Never>?
+    /// Ticks every push interval while anyone watches: a Dispatch timer on a queue of its own
+    /// that hands each tick to the reactor (the reactor has no timers of its own). A late tick
+    /// is not repeated: Dispatch coalesces the fires it missed.
+    private var ticker: (any DispatchSourceTimer)?
+    private let tickQueue: DispatchQueue
+    /// Where rounds run between their reads on the reactor: comparing and encoding documents.
+    private let rounds: DispatchQueueExecutor
     private var stateDirty = false
     private var keepDirty = false
     private var building = false
@@ -65,6 +73,8 @@ final class ControlWatchers {
         self.maxReplyBytes = maxReplyBytes
         self.log = log
         self.send = send
+        tickQueue = DispatchQueue(label: "rexnode-watch-ticks")
+        rounds = DispatchQueueExecutor(label: "rexnode-watch-rounds")
     }
 
     // MARK: ops
@@ -107,16 +117,12 @@ final class ControlWatchers {
         }
         stateDirty = true
         keepDirty = true
-        ticker = Task {
-            let clock = ContinuousClock()
-            let interval = Duration.milliseconds(WatchPolicy.pushIntervalMs)
-            var next = clock.now
-            while !Task.isCancelled {
-                next = max(next.advanced(by: interval), clock.now)   // late: skip, do not burst
-                do { try await clock.sleep(until: next, tolerance: nil) } catch { return }
-                bound.reactor.execute { bound.value.watchers?.tick() }
-            }
-        }
+        let timer = DispatchSource.makeTimerSource(queue: tickQueue)
+        let interval = DispatchTimeInterval.milliseconds(WatchPolicy.pushIntervalMs)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(1))
+        timer.setEventHandler { bound.reactor.execute { bound.value.watchers?.tick() } }
+        timer.resume()
+        ticker = timer
     }
 
     private func stopObservingIfIdle() {
@@ -148,8 +154,8 @@ final class ControlWatchers {
         startRound(of: watched, now: now)
     }
 
-    /// Builds every watched document off the reactor, compares it with the last round's, and
-    /// hands the result back to the reactor.
+    /// Builds every watched document off the reactor (and off the cooperative pool), compares
+    /// it with the last round's, and hands the result back to the reactor.
     private func startRound(of documents: Set<WatchedDocument>, now: ContinuousClock.Instant) {
         building = true
         stateDirty = false
@@ -163,7 +169,7 @@ final class ControlWatchers {
         let store = self.store
         let uptimeMs = self.uptimeMs
         let bound = self.bound
-        Task {
+        Task(executorPreference: rounds) {
             var next = previous
             var changed: Set<WatchedDocument> = []
             if documents.contains(.keep) {

@@ -52,6 +52,8 @@ struct NodeMetricsSampler {
     let startedAt: ContinuousClock.Instant
     /// The control service's request counts (reactor-confined, copied in `sample()`).
     var controlRequests: ControlRequestTally?
+    /// A durable node's journal dispatch (reactor-confined, read in `sample()`).
+    var journal: DurableDispatch?
 
     /// Copies the socket counters, the state and the mailbox depth (on the reactor) and returns
     /// the work that completes the document: awaiting the engine's counters and reading /proc,
@@ -62,13 +64,16 @@ struct NodeMetricsSampler {
         let mailbox = store.mailboxDepth
         let uptimeMs = (ContinuousClock.now - startedAt).wholeMilliseconds
         let requests = controlRequests?.counts
+        let journal = self.journal?.journalMetrics()
         return { store in
             // One engine snapshot for the counters and the live channels by kind, so they agree.
             let keep = await store.keep()
-            return MetricsDocument(
+            var document = MetricsDocument(
                 uptimeMs: uptimeMs, reconcile: keep.counters, io: io, state: state,
                 mailbox: (mailbox.current, mailbox.max), process: .current, liveByKind: ChannelKind.liveCounts(keep),
                 controlRequests: requests)
+            document.journal = journal
+            return document
         }
     }
 }

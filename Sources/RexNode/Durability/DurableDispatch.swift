@@ -21,7 +21,9 @@ final class DurableDispatch {
     }
 
     let mode: DurabilityMode
-    private let writer: JournalWriter
+    /// What recovery found at start (for the metrics).
+    let recovery: RecoveryReport
+    private let writer: any JournalSink
     private let store: Store<NodeAction, NodeState, NodeEnvironment>
     private let reactor: Reactor
     private let limits: NodeLimits
@@ -49,12 +51,13 @@ final class DurableDispatch {
     var refuse: (_ envelope: [[UInt8]], _ id: JSONValue, _ error: ControlError) -> Void = { _, _, _ in }
 
     init(
-        writer: JournalWriter, mode: DurabilityMode, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        reactor: Reactor, maxPending: Int, maxPendingBytes: Int, nodeID: String
+        writer: any JournalSink, mode: DurabilityMode, store: Store<NodeAction, NodeState, NodeEnvironment>,
+        reactor: Reactor, maxPending: Int, maxPendingBytes: Int, nodeID: String, recovery: RecoveryReport = RecoveryReport()
     ) {
         self.maxPendingBytes = maxPendingBytes
         reactor.checkIsolated()
         self.writer = writer
+        self.recovery = recovery
         self.mode = mode
         self.store = store
         self.reactor = reactor
@@ -69,10 +72,12 @@ final class DurableDispatch {
     /// commit (`batch`) or at the end of this reactor turn (`none`).
     ///
     /// - Throws: `limitReached` past a feed, follow or peer limit, or while `maxPending`
-    ///   actions wait for the journal; `notDurable` once the journal has failed.
+    ///   actions (or `maxPendingBytes`) wait for the journal; `notDurable` once the journal has
+    ///   failed (fail-stop: from then on every operator action is refused, until a restart).
     func submit(_ action: NodeAction, _ operatorAction: OperatorAction, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
         if let failure {
-            throw ControlError(.notDurable, "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions")
+            throw ControlError(.notDurable, "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions "
+                + "until it is restarted (free the disk or fix the data directory first)")
         }
         guard inFlight + unsent.count < maxPending, inFlightBytes + unsentBytes < maxPendingBytes else {
             throw ControlError(.limitReached, "node \(nodeID) has \(inFlight + unsent.count) actions "
@@ -159,7 +164,7 @@ final class DurableDispatch {
             for index in waitingStart..<end {
                 let entry = waiting[index]
                 refuse(entry.envelope, entry.id, ControlError(.notDurable, "node \(nodeID) could not commit the action to its journal "
-                    + "(\(error)); it was not applied"))
+                    + "(\(error)); it was not applied, and the node takes no more operator actions until it is restarted"))
             }
             advance(to: end)
         }
@@ -178,6 +183,16 @@ final class DurableDispatch {
         }
     }
 
+
+    /// Actions admitted and not yet reported on by the journal (both modes): what the
+    /// `maxPending` cap counts.
+    var pendingActions: Int { inFlight + unsent.count }
+
+    /// Whether the journal has failed (every operator action is refused since).
+    var hasFailed: Bool { failure != nil }
+
+    /// What the journal has committed so far.
+    var journalCounters: JournalCounters { writer.counters }
 
     /// On the reactor: sends what this turn admitted, and stops the turn-end hook.
     func stopAccepting() {

@@ -16,6 +16,10 @@ public struct DurableOptions: Sendable, Equatable {
     /// … or while this many bytes of names and values wait (a slow disk must not cost memory
     /// without bound).
     public var maxPendingBytes: Int
+    /// The most pages the database may grow to (SQLite's `max_page_count`, set once recovery is
+    /// done; below the current size it means the current size): past it a commit fails with
+    /// `SQLITE_FULL`, as on a full disk. Unset in a node; tests use it to make a disk full.
+    var maxDatabasePages: Int?
 
     public init(
         directory: String, mode: DurabilityMode = .batch, compactEveryActions: Int = 50_000,

@@ -38,7 +38,7 @@ final class DurableRuntime: Sendable {
     func makeDispatch(store: Store<NodeAction, NodeState, NodeEnvironment>, reactor: Reactor, nodeID: String) -> DurableDispatch {
         let dispatch = DurableDispatch(
             writer: writer, mode: options.mode, store: store, reactor: reactor, maxPending: options.maxPendingActions,
-            maxPendingBytes: options.maxPendingBytes, nodeID: nodeID)
+            maxPendingBytes: options.maxPendingBytes, nodeID: nodeID, recovery: report)
         target.dispatch.withLock { $0 = ReactorBound(dispatch, on: reactor) }
         return dispatch
     }

@@ -15,7 +15,8 @@ final class JournalWriter: Sendable {
     enum Outcome: Sendable {
         /// The next `count` submitted actions are committed.
         case committed(count: Int)
-        /// The next `count` submitted actions could not be committed (nor any after them).
+        /// The next `count` submitted actions could not be committed (nor any after them). A
+        /// count of 0: the journal stopped after a commit (its compaction failed).
         case failed(count: Int, error: SQLiteError)
     }
 
@@ -25,6 +26,7 @@ final class JournalWriter: Sendable {
     }
 
     private let queue = Mutex(Queue())
+    private let tally = Mutex(JournalCounters())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let log: NodeLogger
@@ -67,6 +69,9 @@ final class JournalWriter: Sendable {
         }
     }
 
+    /// What the writer has done so far (from any thread).
+    var counters: JournalCounters { tally.withLock { $0 } }
+
     /// Queues actions for the next commit, in order (from any thread).
     func submit(_ actions: [NodeAction]) {
         guard !actions.isEmpty else { return }
@@ -100,21 +105,22 @@ final class JournalWriter: Sendable {
 
     private func run(_ journal: NodeJournal, onCommit: @Sendable (Outcome) -> Void) {
         let pace: Duration = journal.options.mode == .none ? .milliseconds(1) : .zero
-        var commits = 0
-        var committed = 0
-        var commitTime = Duration.zero
-        var slowest = Duration.zero
         defer {
             journal.close()
+            let counters = self.counters
             log.info("journal_closed", [
-                "commits": "\(commits)", "actions": "\(committed)", "last_seq": "\(journal.lastSequence)",
-                "actions_per_commit": commits > 0 ? "\(committed / commits)" : "0",
-                "mean_commit_ms": commits > 0 ? String(format: "%.2f", commitTime.milliseconds / Double(commits)) : "0",
-                "max_commit_ms": String(format: "%.2f", slowest.milliseconds),
+                "commits": "\(counters.commits)", "actions": "\(counters.actionsCommitted)", "last_seq": "\(journal.lastSequence)",
+                "actions_per_commit": counters.commits > 0 ? "\(counters.actionsCommitted / counters.commits)" : "0",
+                "mean_commit_ms": counters.commits > 0 ? String(format: "%.2f", counters.commitTime.milliseconds / Double(counters.commits)) : "0",
+                "max_commit_ms": String(format: "%.2f", counters.commitDurations.max.milliseconds),
+                "compactions": "\(counters.compactions)", "failed": "\(counters.failed)",
             ])
             finished.signal()
         }
         var batch: [NodeAction] = []
+        // Fail-stop: after the first write error nothing more is written (what is queued, and
+        // every later batch, is reported failed), because the database's state after an error
+        // is no longer known to be the fold of what was answered.
         var failure: SQLiteError?
         while true {
             wake.wait()
@@ -126,20 +132,7 @@ final class JournalWriter: Sendable {
                 if let failure {
                     onCommit(.failed(count: batch.count, error: failure))
                 } else {
-                    do {
-                        let start = ContinuousClock.now
-                        try journal.append(batch)
-                        let took = ContinuousClock.now - start
-                        commits += 1
-                        committed += batch.count
-                        commitTime += took
-                        slowest = max(slowest, took)
-                        onCommit(.committed(count: batch.count))
-                    } catch {
-                        failure = error
-                        log.error("journal_commit_failed", ["error": "\(error)", "actions": "\(batch.count)"])
-                        onCommit(.failed(count: batch.count, error: error))
-                    }
+                    failure = commit(batch, to: journal, onCommit: onCommit)
                 }
                 batch.removeAll(keepingCapacity: true)
                 // `none` answers before the commit, so nothing waits on it: gather for a moment
@@ -150,6 +143,43 @@ final class JournalWriter: Sendable {
             // Signals pile up while a commit runs: later waits return at once and find nothing.
             if closing, queue.withLock({ $0.actions.isEmpty }) { return }
         }
+    }
+
+    /// Commits one batch and reports it, then compacts if that is due; returns the error that
+    /// stopped the journal, if one did.
+    ///
+    /// A compaction runs after the batch is reported committed, in a transaction of its own: if
+    /// it fails, the batch stays committed (and answered so), the compaction is rolled back, and
+    /// only the actions after it are refused.
+    private func commit(_ batch: [NodeAction], to journal: NodeJournal, onCommit: @Sendable (Outcome) -> Void) -> SQLiteError? {
+        do {
+            let start = ContinuousClock.now
+            try journal.append(batch)
+            let took = ContinuousClock.now - start
+            tally.withLock { $0.committed(batch.count, in: took) }
+            onCommit(.committed(count: batch.count))
+        } catch {
+            tally.withLock { $0.failed = true }
+            log.error("journal_commit_failed", [
+                "error": "\(error)", "actions": "\(batch.count)",
+                "reason": "the node refuses operator actions from now on (notDurable); free the disk or fix the data directory, then restart it",
+            ])
+            onCommit(.failed(count: batch.count, error: error))
+            return error
+        }
+        do {
+            if try journal.compactIfDue() { tally.withLock { $0.compactions += 1 } }
+        } catch {
+            tally.withLock { $0.failed = true }
+            log.error("journal_compaction_failed", [
+                "error": "\(error)",
+                "reason": "the node refuses operator actions from now on (notDurable); free the disk or fix the data directory, then restart it",
+            ])
+            // No action is lost with it; the dispatch learns now, not at its next batch.
+            onCommit(.failed(count: 0, error: error))
+            return error
+        }
+        return nil
     }
 }
 

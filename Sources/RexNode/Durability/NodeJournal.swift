@@ -113,6 +113,7 @@ final class NodeJournal {
             insertBatch = try db.prepare("INSERT INTO journal(batch, last_seq, actions, payload, crc) VALUES (?, ?, ?, ?, ?)")
             // Everything valid into the database file, the -wal emptied: a discarded tail is gone.
             _ = try db.checkpoint(truncate: true)
+            if let pages = options.maxDatabasePages { _ = try db.scalarText("PRAGMA max_page_count=\(pages)") }
         } catch let error as DurableStateError {
             db.close()
             throw error
@@ -138,9 +139,13 @@ final class NodeJournal {
     /// What recovery found.
     let report: RecoveryReport
 
-    /// Commits `actions` (the durable ones; others are skipped) as one batch, in one transaction;
-    /// then folds them into `state` and compacts when a threshold is passed. An empty batch
-    /// commits nothing.
+    /// Commits `actions` (the durable ones; others are skipped) as one batch, in one transaction,
+    /// and folds them into `state`. An empty batch commits nothing. When it returns, the batch
+    /// is committed; when it throws, the transaction was rolled back (or, if the commit itself
+    /// failed, is in doubt: SQLite may have written it before the error).
+    ///
+    /// Compaction is a step of its own (``compactIfDue()``): its failure must not be mistaken
+    /// for the failure of a batch that is committed.
     func append(_ actions: [NodeAction]) throws(SQLiteError) {
         var payload: [UInt8] = []
         var count = 0
@@ -162,9 +167,15 @@ final class NodeJournal {
         for action in actions { state.apply(action) }
         actionsSinceSnapshot += count
         bytesSinceSnapshot += payload.count
-        if actionsSinceSnapshot >= options.compactEveryActions || bytesSinceSnapshot >= options.compactEveryBytes {
-            try compact()
-        }
+    }
+
+    /// Compacts when the journal since the last snapshot passed `compactEveryActions` or
+    /// `compactEveryBytes`; returns whether it did.
+    @discardableResult
+    func compactIfDue() throws(SQLiteError) -> Bool {
+        guard actionsSinceSnapshot >= options.compactEveryActions || bytesSinceSnapshot >= options.compactEveryBytes else { return false }
+        try compact()
+        return true
     }
 
     /// Writes `state` as the new snapshot and deletes the journal it folds, in one transaction;

@@ -161,11 +161,11 @@ public final class Node: Sendable {
                     options: StoreOptions(onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
                 )
                 let controlEndpoint = ((try? controlSocket.lastEndpoint) ?? nil) ?? configuration.controlEndpoint
+                let dispatch = durable?.makeDispatch(store: store, reactor: reactor, nodeID: configuration.id)
                 let service = ControlService(
                     socket: controlSocket, reactor: reactor,
                     node: .init(id: configuration.id, pub: io.pubEndpoint, control: controlEndpoint, startedAt: startedAt),
-                    store: store, io: io, log: log, policy: policy,
-                    durable: durable?.makeDispatch(store: store, reactor: reactor, nodeID: configuration.id)
+                    store: store, io: io, log: log, policy: policy, durable: dispatch
                 )
                 service.start()
                 var metrics: MetricsEndpoint?
@@ -174,7 +174,8 @@ public final class Node: Sendable {
                     metricsEndpoint = ((try? metricsSocket.lastEndpoint) ?? nil) ?? configuration.metricsEndpoint
                     let endpoint = MetricsEndpoint(
                         socket: metricsSocket, reactor: reactor,
-                        sampler: NodeMetricsSampler(store: store, io: io, startedAt: startedAt, controlRequests: service.requests),
+                        sampler: NodeMetricsSampler(
+                            store: store, io: io, startedAt: startedAt, controlRequests: service.requests, journal: dispatch),
                         nodeID: configuration.id,
                         log: log)
                     endpoint.start()

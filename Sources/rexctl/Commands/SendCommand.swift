@@ -16,10 +16,11 @@ struct SendCommand: RexCtlCommand {
               remove-peer ID                   disconnect from peer ID
               --json '{"type": ...}'           any action object, sent as is
 
-            Prints what the node accepted. With --count N the action is sent N times, one
-            request at a time, at most --rate R per second; '{i}' in an argument (or in the
-            --json text) becomes the repetition number 1...N. Progress and the achieved rate
-            are printed as it goes.
+            Prints what the node accepted and, for a node with a data directory, its
+            durability (batch: committed to its journal first; none: not waited for). With
+            --count N the action is sent N times, one request at a time, at most --rate R per
+            second; '{i}' in an argument (or in the --json text) becomes the repetition number
+            1...N. Progress and the achieved rate are printed as it goes.
             """,
         arguments: [
             ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node)."),
@@ -158,11 +159,18 @@ struct SendCommand: RexCtlCommand {
             case .table:
                 // The action is JSON text, escaped the JSON way (no raw control characters).
                 let action = TerminalJSON.text((try? ControlCodec.encode(result.action)) ?? [])
-                context.stdout.line("\(TerminalText.escaped(node.id)) accepted \(action)")
+                context.stdout.line("\(TerminalText.escaped(node.id)) accepted \(action)\(SendCommand.durabilityNote(result.durability))")
             }
             return .success
         }
         return try repeatSending(to: node, context: context)
+    }
+
+    /// What the plain output adds for a node with a data directory: how durable the accepted
+    /// action is (nothing for a node without one, which keeps nothing across its process).
+    static func durabilityNote(_ mode: DurabilityMode?) -> String {
+        guard let mode else { return "" }
+        return " (durability: \(mode.rawValue))"
     }
 
     /// The load generator: `count` requests, one outstanding at a time, paced by `rate`.
@@ -171,6 +179,7 @@ struct SendCommand: RexCtlCommand {
         let start = clock.now
         var lastProgress = start
         var accepted = 0
+        var durability: DurabilityMode?
         let table = context.globals.output == .table
         func elapsedSeconds() -> Double { (clock.now - start).seconds }
         func summary() -> String {
@@ -179,6 +188,7 @@ struct SendCommand: RexCtlCommand {
             var text = "\(node.id) accepted \(accepted)/\(count) actions in \(String(format3: seconds))s"
                 + " (\(Formatting.rate(achieved))"
             if let rate { text += "; target \(Formatting.rate(rate))" }
+            if let durability { text += "; durability: \(durability.rawValue)" }
             return text + ")"
         }
         for repetition in 1...count {
@@ -187,7 +197,7 @@ struct SendCommand: RexCtlCommand {
                 Pause.until(start.advanced(by: .seconds(Double(repetition) / rate)))
             }
             do {
-                _ = try SendCommand.dispatch(try action(repetition: repetition), to: node, context: context)
+                durability = try SendCommand.dispatch(try action(repetition: repetition), to: node, context: context).durability
             } catch {
                 if table { context.stdout.escapedLine(summary()) }
                 throw error
@@ -203,11 +213,13 @@ struct SendCommand: RexCtlCommand {
             context.stdout.escapedLine(summary())
         } else {
             let seconds = elapsedSeconds()
-            context.printJSON([
+            var summary: OrderedJSON = [
                 "node": .encoding(node.id), "sent": .encoding(count), "accepted": .encoding(accepted),
                 "seconds": .number(String(format3: seconds)),
                 "rate": .number(String(format3: seconds > 0 ? Double(accepted) / seconds : 0)),
-            ] as OrderedJSON)
+            ]
+            if let durability { summary.append("durability", durability.rawValue) }
+            context.printJSON(summary)
         }
         return .success
     }

@@ -32,6 +32,8 @@ for id in "${ids[@]}"; do
     out=$("$promtool" check metrics <"$body" 2>&1) || fail "$id: promtool check metrics: $out"
     step "$id: promtool check metrics: clean ($(grep -c '^rexnode_\|^process_' "$body") samples)"
     grep -qx "rexnode_info{node=\"$id\"} 1" "$body" || fail "$id: no rexnode_info{node=\"$id\"} 1"
+    # cluster.sh gives every node a data dir: its journal families were part of the check above.
+    grep -q '^rexnode_journal_commit_duration_seconds_count ' "$body" || fail "$id: no rexnode_journal_* metrics"
     alive=$(awk '$1 == "rexnode_members{status=\"alive\"}" { print $2 }' "$body")
     assert_eq $((${#ids[@]} - 1)) "$alive" "$id rexnode_members{status=\"alive\"}"
 done
