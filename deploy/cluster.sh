@@ -231,6 +231,10 @@ log_tail() {
     fi
 }
 
+# How long rexctl gives each node of a cluster of COUNT to answer: 500 ms up to 25 nodes, 20 ms
+# per node beyond, at most 5 s (a loaded machine with many nodes answers slower).
+request_timeout_ms() { echo $(($1 <= 25 ? 500 : $1 >= 250 ? 5000 : $1 * 20)); }
+
 # The readiness wait of a cluster of COUNT nodes: REX_UP_TIMEOUT, else 20 s plus 1 s per node.
 up_timeout() { echo "${REX_UP_TIMEOUT:-$((20 + $1))}"; }
 
@@ -257,7 +261,7 @@ wait_ready() {
     local -A states=() details=()
     local total=${#IDS[@]}
     poll_ms=$((total <= 10 ? 100 : total >= 100 ? 1000 : total * 10))
-    request_ms=$((total <= 25 ? 500 : total >= 250 ? 5000 : total * 20))
+    request_ms=$(request_timeout_ms "$total")
     started=$(now_ms)
     deadline=$((started + timeout * 1000))
     next_progress=$((started + 10000))
@@ -402,7 +406,7 @@ cmd_status() {
     summary
     echo
     local status=0
-    rexctl nodes --timeout 1s || status=$?
+    rexctl nodes --timeout "$(($(request_timeout_ms "${#IDS[@]}") * 2))ms" || status=$?
     return "$status"
 }
 
