@@ -8,6 +8,7 @@
 #   deploy/cluster.sh down                           SIGTERM, SIGKILL after a grace period; nothing left
 #   deploy/cluster.sh restart ID                     restart one node on the same ports
 #   deploy/cluster.sh kill ID                        SIGKILL one node (for tests)
+#   deploy/cluster.sh add [NAME]                     start one more node that joins the running cluster
 #
 # State lives in .deploy/ (or $REX_DEPLOY_DIR): cluster.json (what rexctl reads by default from the
 # repository root; each node's pub, control and metrics endpoints — `curl METRICS/metrics`),
@@ -22,12 +23,19 @@
 # nodes run the SWIM membership (probes, suspicion, gossip: idle cost flat in N); heartbeat (the
 # default, for now: the hostile e2e probes watch heartbeats) writes none, and the nodes exchange
 # all-to-all heartbeats.
-# Timeouts: REX_UP_TIMEOUT (seconds, default 20), REX_STOP_GRACE (seconds, default 5).
+# add: under SWIM only (nodes learn the new one by gossip), and on a plain cluster only (a secured
+# node admits only the member keys its cluster file held when it started).
+# REX_BIN_DIR (lib/common.sh) runs prebuilt binaries instead of this tree's build, e.g. an older
+# rexnode that still has the heartbeats (REX_MEMBERSHIP=heartbeat) for deploy/bench/membership.sh.
+# Timeouts: REX_UP_TIMEOUT (seconds; default 20 plus one per node of the cluster: 120 s at
+# N = 100, where a loaded 2-core machine takes about a minute), REX_STOP_GRACE (seconds, default 5).
+# A large cluster's readiness is polled less often (at most once a second) and each node is given
+# longer to answer (up to 5 s): every poll asks each node for its state, CURVE handshake included.
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-UP_TIMEOUT="${REX_UP_TIMEOUT:-20}"
+[ -z "${REX_UP_TIMEOUT:-}" ] || [[ "$REX_UP_TIMEOUT" =~ ^[1-9][0-9]{0,4}$ ]] || fatal "REX_UP_TIMEOUT takes whole seconds (got '$REX_UP_TIMEOUT')"
 DATA_DIR="$STATE_DIR/data"
 STOP_GRACE="${REX_STOP_GRACE:-5}"
 MEMBERSHIP_MODE="${REX_MEMBERSHIP:-heartbeat}"
@@ -38,7 +46,7 @@ heartbeat) PORT_SETS=3 ;;
 esac
 
 usage() {
-    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-64}"
 }
 
@@ -111,12 +119,7 @@ previous_ports() {
     if [ "$PORT_SETS" = 4 ]; then for id in "${IDS[@]}"; do endpoint_port "${MEMBERSHIP[$id]}"; done; fi
 }
 
-all_ports_free() {
-    local port
-    for port in "$@"; do
-        ! port_in_use "$port" || return 1
-    done
-}
+all_ports_free() { [ -z "$(busy_among "$@")" ]; }
 
 # --- processes ---------------------------------------------------------------------------------
 
@@ -146,9 +149,12 @@ cluster_processes() {
     done
 }
 
+# start_node ID [OPTION…]: starts node ID with the cluster's node arguments, then the options.
 start_node() {
     local id=$1 args=() pid
+    shift
     [ -f "$NODE_ARGS_FILE" ] && mapfile -t args <"$NODE_ARGS_FILE"
+    args+=("$@")
     mkdir -p "$PID_DIR" "$LOG_DIR" "$DATA_DIR"
     printf '# %s cluster.sh: starting %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$id" >>"$LOG_DIR/$id.log"
     # setsid: the node gets a session of its own, so a Ctrl-C or hangup of this terminal does not
@@ -191,16 +197,19 @@ stop_processes() {
 
 # Waits until no cluster port is bound (a dead process's sockets close at once; this is a check).
 wait_ports_free() {
-    local id port deadline busy
+    local id port deadline busy ports
+    local -A owner=()
+    for id in "$@"; do
+        for port in "$(endpoint_port "${PUB[$id]}")" "$(endpoint_port "${CONTROL[$id]}")" \
+            ${METRICS[$id]:+"$(endpoint_port "${METRICS[$id]}")"} ${MEMBERSHIP[$id]:+"$(endpoint_port "${MEMBERSHIP[$id]}")"}; do
+            owner[$port]=$id
+        done
+    done
     deadline=$(($(now_ms) + 3000))
     while :; do
         busy=()
-        for id in "$@"; do
-            for port in "$(endpoint_port "${PUB[$id]}")" "$(endpoint_port "${CONTROL[$id]}")" \
-                ${METRICS[$id]:+"$(endpoint_port "${METRICS[$id]}")"} ${MEMBERSHIP[$id]:+"$(endpoint_port "${MEMBERSHIP[$id]}")"}; do
-                port_in_use "$port" && busy+=("$id:$port")
-            done
-        done
+        mapfile -t ports < <(busy_among "${!owner[@]}")
+        for port in "${ports[@]}"; do busy+=("${owner[$port]}:$port"); done
         [ ${#busy[@]} -eq 0 ] && return 0
         [ "$(now_ms)" -lt "$deadline" ] || {
             error "ports still bound after stopping: ${busy[*]}"
@@ -222,35 +231,69 @@ log_tail() {
     fi
 }
 
-# Waits until every given node runs, answers ping and is seen alive by the others; on a dead node
-# or a timeout prints the node's log tail and fails.
+# How long rexctl gives each node of a cluster of COUNT to answer: 500 ms up to 25 nodes, 20 ms
+# per node beyond, at most 5 s (a loaded machine with many nodes answers slower).
+request_timeout_ms() { echo $(($1 <= 25 ? 500 : $1 >= 250 ? 5000 : $1 * 20)); }
+
+# The readiness wait of a cluster of COUNT nodes: REX_UP_TIMEOUT, else 20 s plus 1 s per node.
+up_timeout() { echo "${REX_UP_TIMEOUT:-$((20 + $1))}"; }
+
+# "LIMIT total": at most LIMIT of the words, then "(+K more)".
+brief_list() {
+    local limit=$1
+    shift
+    local shown=("${@:1:limit}")
+    printf '%s' "${shown[*]}"
+    [ $# -le "$limit" ] || printf ' (+%d more)' $(($# - limit))
+}
+
+# Waits until every given node runs, answers ping and is seen alive by the others, for up to
+# TIMEOUT seconds (wait_ready TIMEOUT ID…). Each poll (`rexctl nodes`) asks every node of the
+# cluster for its state: polls are 100 ms apart for up to 10 nodes and 10 ms per node beyond, at
+# most 1 s; each node has 500 ms to answer, 20 ms per node beyond 25, at most 5 s — so the check
+# does not take from the nodes the time they need to come up. A progress line every 10 s. On a
+# node that exits, or at the deadline, says which nodes are not ready and why (down: the error;
+# joining: which peers do not yet see it alive), shows a few log tails and fails.
 wait_ready() {
-    local ids=("$@") id pending deadline state
-    local -A states=()
-    deadline=$(($(now_ms) + UP_TIMEOUT * 1000))
+    local timeout=$1 id state detail now started deadline next_progress poll_ms request_ms
+    shift
+    local ids=("$@") pending=() exited=()
+    local -A states=() details=()
+    local total=${#IDS[@]}
+    poll_ms=$((total <= 10 ? 100 : total >= 100 ? 1000 : total * 10))
+    request_ms=$(request_timeout_ms "$total")
+    started=$(now_ms)
+    deadline=$((started + timeout * 1000))
+    next_progress=$((started + 10000))
     while :; do
-        for id in "${ids[@]}"; do
-            if ! node_running "$id"; then
-                error "$id exited while starting"
-                log_tail "$id"
-                return 1
-            fi
-        done
-        states=()
-        while read -r id state; do states[$id]=$state; done < <(rexctl -o json nodes --timeout 500ms 2>/dev/null | readiness)
-        pending=()
-        for id in "${ids[@]}"; do
-            [ "${states[$id]:-down}" = ready ] || pending+=("$id(${states[$id]:-down})")
-        done
-        [ ${#pending[@]} -eq 0 ] && return 0
-        if [ "$(now_ms)" -ge "$deadline" ]; then
-            error "not ready after ${UP_TIMEOUT}s (answering ping and seen alive by the others): ${pending[*]}"
-            for id in "${ids[@]}"; do
-                [ "${states[$id]:-down}" = ready ] || log_tail "$id"
-            done
+        exited=()
+        for id in "${ids[@]}"; do node_running "$id" || exited+=("$id"); done
+        if [ ${#exited[@]} -gt 0 ]; then
+            error "${#exited[@]} node(s) exited while starting: $(brief_list 10 "${exited[@]}")"
+            for id in "${exited[@]:0:3}"; do log_tail "$id"; done
             return 1
         fi
-        sleep 0.1
+        states=() details=()
+        while read -r id state detail; do
+            states[$id]=$state details[$id]=$detail
+        done < <(rexctl -o json nodes --timeout "${request_ms}ms" 2>/dev/null | readiness_detail)
+        pending=()
+        for id in "${ids[@]}"; do [ "${states[$id]:-down}" = ready ] || pending+=("$id"); done
+        [ ${#pending[@]} -eq 0 ] && return 0
+        now=$(now_ms)
+        if [ "$now" -ge "$deadline" ]; then
+            error "not ready after ${timeout}s: ${#pending[@]} of ${#ids[@]} node(s) do not answer ping or are not yet seen alive by every other node"
+            for id in "${pending[@]:0:10}"; do info "$id: ${states[$id]:-down}${details[$id]:+ — ${details[$id]}}"; done
+            [ ${#pending[@]} -le 10 ] || info "… and $((${#pending[@]} - 10)) more: $(brief_list 20 "${pending[@]:10}")"
+            for id in "${pending[@]:0:3}"; do log_tail "$id"; done
+            info "every node's log: ${LOG_DIR#"$PWD"/}/ID.log (deploy/cluster.sh logs ID); a slower machine: REX_UP_TIMEOUT=SECONDS"
+            return 1
+        fi
+        if [ "$now" -ge "$next_progress" ]; then
+            info "$((${#ids[@]} - ${#pending[@]})) of ${#ids[@]} ready after $(((now - started) / 1000)) s; waiting for $(brief_list 8 "${pending[@]}")"
+            next_progress=$((now + 10000))
+        fi
+        sleep "$((poll_ms / 1000)).$(printf '%03d' $((poll_ms % 1000)))"
     done
 }
 
@@ -298,7 +341,7 @@ cmd_up() {
     [ -f "$NODE_ARGS_FILE" ] && mapfile -t previous_args <"$NODE_ARGS_FILE"
     if [ ${#running[@]} -gt 0 ]; then
         if [ ${#running[@]} -eq "$count" ] && [ "${#IDS[@]}" -eq "$count" ] \
-            && [ "${previous_args[*]}" = "${args[*]}" ] && wait_ready "${running[@]}"; then
+            && [ "${previous_args[*]}" = "${args[*]}" ] && wait_ready "$(up_timeout "$count")" "${running[@]}"; then
             ok "cluster already up: $count nodes (deploy/cluster.sh down to stop it)"
             summary
             return 0
@@ -334,7 +377,7 @@ cmd_up() {
         log "starting $count nodes, $([ "$secured" = 1 ] && echo "secured (CURVE, keys in ${KEY_DIR#"$PWD"/})" || echo "INSECURE (no CURVE)")${args[*]:+ (${args[*]})}"
         started=$(now_ms)
         for id in "${IDS[@]}"; do start_node "$id"; done
-        wait_ready "${IDS[@]}" && break
+        wait_ready "$(up_timeout "$count")" "${IDS[@]}" && break
         cmd_down
         # Another process may have bound one of the ports between the check and the bind.
         if [ "$attempt" -lt 3 ] && grep -qs 'EADDRINUSE' "$LOG_DIR"/*.log; then
@@ -363,7 +406,7 @@ cmd_status() {
     summary
     echo
     local status=0
-    rexctl nodes --timeout 1s || status=$?
+    rexctl nodes --timeout "$(($(request_timeout_ms "${#IDS[@]}") * 2))ms" || status=$?
     return "$status"
 }
 
@@ -421,8 +464,65 @@ cmd_restart() {
     log "starting $id on ${PUB[$id]} / ${CONTROL[$id]}"
     started=$(now_ms)
     start_node "$id"
-    wait_ready "$id" || exit 1
+    wait_ready "$(up_timeout "${#IDS[@]}")" "$id" || exit 1
     ok "$id (pid $(pid_of "$id")) answers ping and is seen alive after $(($(now_ms) - started)) ms"
+}
+
+# Adds node ID to the cluster file: its pub, control, metrics and membership endpoints on the
+# given ports, and its public key when the cluster is secured.
+append_cluster_node() {
+    local id=$1 pub=$2 control=$3 metrics=$4 membership=$5 key=${6:-}
+    py -c '
+import json, os, sys
+path, id, pub, control, metrics, membership, key = sys.argv[1:8]
+with open(path) as f: doc = json.load(f)
+node = {"id": id, "pub": pub, "control": control, "metrics": metrics}
+if key: node["key"] = key
+node["membership"] = membership
+doc["nodes"].append(node)
+with open(path + ".tmp", "w") as f:
+    f.write("{\"nodes\": [\n" + ",\n".join("  " + json.dumps(n) for n in doc["nodes"]) + "\n]}\n")
+os.replace(path + ".tmp", path)
+' "$CLUSTER_FILE" "$id" "tcp://127.0.0.1:$pub" "tcp://127.0.0.1:$control" "tcp://127.0.0.1:$metrics" "tcp://127.0.0.1:$membership" "$key"
+    load_cluster
+}
+
+# add [NAME]: one more node (NAME, or the first free nK) on four free ports, recorded in the
+# cluster file, started with --join of up to three running members' membership endpoints; it
+# learns the others from them and they learn it by gossip. Waits until it answers ping and
+# every node sees it alive. Needs the SWIM membership; a secured cluster refuses it (below).
+cmd_add() {
+    [ $# -le 1 ] || usage
+    have_cluster || fatal "no cluster here ($CLUSTER_FILE missing) — start one with: REX_MEMBERSHIP=swim deploy/cluster.sh up"
+    local id=${1:-} k seeds=() ports=() running=0 started member
+    [ ${#MEMBERSHIP[@]} -gt 0 ] || fatal "add needs the SWIM membership (the cluster file has no membership endpoints): under heartbeats a node must be in every node's cluster file when it starts — REX_MEMBERSHIP=swim deploy/cluster.sh up N"
+    if [ -n "$(py -c 'import json, sys; print(next((1 for n in json.load(open(sys.argv[1]))["nodes"] if n.get("key")), ""))' "$CLUSTER_FILE")" ]; then
+        # The running nodes admit only the member keys their cluster file gave them when they
+        # started (README, "Security"): a new key would be refused by every one of them.
+        fatal "add: this cluster is secured, and its running nodes admit only the member keys they started with (no key is admitted at run time yet): list the node at up (deploy/cluster.sh up N), or run a plain cluster (up N --insecure) to add nodes"
+    fi
+    if [ -z "$id" ]; then
+        for ((k = ${#IDS[@]} + 1; ; k++)); do [ -n "${CONTROL[n$k]:-}" ] || break; done
+        id="n$k"
+    fi
+    [[ "$id" =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ ]] || fatal "add: a node name is 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit (got '$id')"
+    [ -z "${CONTROL[$id]:-}" ] || fatal "add: $id is already in the cluster file (deploy/cluster.sh restart $id starts it again)"
+    ((${#IDS[@]} < 250)) || fatal "add: at most 250 nodes (the cluster has ${#IDS[@]})"
+    build_if_stale
+    for member in "${IDS[@]}"; do
+        node_running "$member" || continue
+        running=$((running + 1))
+        [ ${#seeds[@]} -ge 6 ] || seeds+=(--join "${MEMBERSHIP[$member]}") # up to three seeds
+    done
+    [ ${#seeds[@]} -gt 0 ] || fatal "add: no node of the cluster runs — start it first: REX_MEMBERSHIP=swim deploy/cluster.sh up N"
+    mapfile -t ports < <(pick_ports 4)
+    [ ${#ports[@]} -eq 4 ] || fatal "add: could not pick 4 free ports"
+    append_cluster_node "$id" "${ports[@]}"
+    log "adding $id (joins through $((${#seeds[@]} / 2)) of $running running nodes)"
+    started=$(now_ms)
+    start_node "$id" "${seeds[@]}"
+    wait_ready "$(up_timeout "${#IDS[@]}")" "$id" || fatal "$id did not join (its entry stays in the cluster file: deploy/cluster.sh restart $id, or up N to start over)"
+    ok "$id (pid $(pid_of "$id")) joined: answers ping and is seen alive by all ${running} others after $(($(now_ms) - started)) ms"
 }
 
 cmd_kill() {
@@ -453,6 +553,7 @@ main() {
     down) [ $# -eq 0 ] || usage; cmd_down ;;
     restart) cmd_restart "$@" ;;
     kill) cmd_kill "$@" ;;
+    add) cmd_add "$@" ;;
     -h | --help | help) usage 0 ;;
     *)
         error "unknown command '$command'"

@@ -5,6 +5,8 @@
 # Environment:
 #   REX_DEPLOY_DIR   where cluster state lives (default: <repo>/.deploy)
 #   REX_BUILD        release (default) or debug: which build of rexnode/rexctl to use
+#   REX_BIN_DIR      a directory holding prebuilt rexnode and rexctl to use instead (never built
+#                    here; e.g. an older commit's release build for a same-run comparison)
 #   REX_PORT_RANGE   LOW-HIGH loopback ports to pick from (default 17000-31999; keep it below 32768,
 #                    the start of the kernel's ephemeral range, so no reconnecting socket can be
 #                    handed the same port and end up connected to itself)
@@ -34,7 +36,7 @@ DEPLOY_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DEPLOY_SCRIPTS_DIR="$(dirname "$DEPLOY_LIB_DIR")"
 REPO_ROOT="$(dirname "$DEPLOY_SCRIPTS_DIR")"
 REX_BUILD="${REX_BUILD:-release}"
-BIN_DIR="$REPO_ROOT/.build/$REX_BUILD"
+BIN_DIR="${REX_BIN_DIR:-$REPO_ROOT/.build/$REX_BUILD}"
 REXNODE="$BIN_DIR/rexnode"
 REXCTL="$BIN_DIR/rexctl"
 
@@ -91,6 +93,29 @@ for line in sys.stdin:
     seen = (n.get("seenBy") or {}).values()
     state = "down" if not n.get("reachable") else "ready" if all(s == "alive" for s in seen) else "joining"
     print(n["id"], state)
+'
+}
+
+# Prints "ID STATE DETAIL" for every node of `rexctl -o json nodes` on stdin, STATE as in
+# readiness; DETAIL says why a node is not ready: its error when down, and when joining which
+# nodes see it as what ("suspect to n3 n7; unknown to n9 (+4)").
+readiness_detail() {
+    py -c '
+import json, sys
+def names(viewers):
+    return " ".join(viewers[:4]) + (" (+%d)" % (len(viewers) - 4) if len(viewers) > 4 else "")
+for line in sys.stdin:
+    try: n = json.loads(line)
+    except ValueError: continue
+    if not isinstance(n, dict) or "id" not in n: continue
+    if not n.get("reachable"):
+        print(n["id"], "down", " ".join(str(n.get("error") or "no answer").split())[:200])
+        continue
+    views = {}
+    for viewer, status in (n.get("seenBy") or {}).items():
+        if status != "alive": views.setdefault(str(status), []).append(viewer)
+    detail = "; ".join("%s to %s" % (status, names(viewers)) for status, viewers in sorted(views.items()))
+    print(n["id"], "joining" if views else "ready", detail)
 '
 }
 
@@ -175,6 +200,10 @@ ensure_prometheus() { ensure_prometheus_binary prometheus; }
 # Builds rexnode and rexctl when a binary is missing or older than any source or Package.swift.
 build_if_stale() {
     local stale=''
+    if [ -n "${REX_BIN_DIR:-}" ]; then
+        [ -x "$REXNODE" ] && [ -x "$REXCTL" ] || fatal "REX_BIN_DIR=$REX_BIN_DIR has no executable rexnode and rexctl"
+        return 0
+    fi
     if ! [ -x "$REXNODE" ] || ! [ -x "$REXCTL" ]; then
         stale='not built yet'
     elif [ -n "$(find "$REPO_ROOT/Sources" "$REPO_ROOT/Package.swift" -newer "$REXNODE" -print -quit)" ] \
@@ -239,6 +268,19 @@ port_in_use() {
     fi
 }
 
+# busy_among PORT…: prints those of the ports that are in use (as port_in_use tells), with one
+# `ss` for the whole set rather than one per port (400 ports at N = 100); without ss, one by one.
+busy_among() {
+    local port
+    if command -v ss >/dev/null 2>&1; then
+        local -A bound=()
+        while read -r port; do bound[$port]=1; done < <(ss -Htan 2>/dev/null | awk '$1 != "TIME-WAIT" { n = split($4, a, ":"); print a[n] }')
+        for port in "$@"; do [ -z "${bound[$port]:-}" ] || echo "$port"; done
+    else
+        for port in "$@"; do ! port_in_use "$port" || echo "$port"; done
+    fi
+}
+
 # Prints COUNT distinct free loopback ports from REX_PORT_RANGE, one per line, chosen at random so
 # that concurrent clusters (other worktrees, tests) rarely collide.
 pick_ports() {
@@ -275,7 +317,7 @@ pick_port_block() {
         for ((group = 0; group < sets; group++)); do
             for ((i = 1; i <= count; i++)); do ports+=($((base + stride * group + i))); done
         done
-        for i in "${ports[@]}"; do port_in_use "$i" && continue 2; done
+        [ -z "$(busy_among "${ports[@]}")" ] || continue
         printf '%s\n' "${ports[@]}"
         return 0
     done

@@ -52,7 +52,7 @@ final class NodePublisher {
     /// Creates the XPUB and binds it.
     init(
         context: ZMQContext, endpoint: String, nodeID: String, epoch: UInt64, limits: NodeLimits, log: NodeLogger,
-        security: DataPlaneSecurity? = nil
+        security: DataPlaneSecurity? = nil, connectionHeartbeats: Bool = true
     ) throws(ZMQError) {
         let socket = try context.socket(.xpub)
         do {
@@ -69,7 +69,7 @@ final class NodePublisher {
             // Every subscribe/unsubscribe frame, per subscriber: snapshot requests are
             // subscriptions, and subscriptions are counted exactly.
             try socket.setOption(.xpubVerboser, true)
-            try ConnectionHeartbeat.apply(to: socket)
+            if connectionHeartbeats { try ConnectionHeartbeat.apply(to: socket) }
             try socket.bind(endpoint)
         } catch {
             socket.close()

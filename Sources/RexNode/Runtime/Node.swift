@@ -95,7 +95,9 @@ public final class Node: Sendable {
                     io = try NodeIO(
                         nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
                         reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log,
-                        security: policy.map(DataPlaneSecurity.init)
+                        security: policy.map(DataPlaneSecurity.init),
+                        // Under the SWIM membership, membership itself drops dead peers' connections.
+                        connectionHeartbeats: configuration.membershipEndpoint == nil
                     )
                 } catch {
                     gatekeeper?.close()
