@@ -133,7 +133,7 @@ final class MembershipHost: Sendable {
                 if !member.status.isActive { env.transport.membershipForget(member.id) }
                 let pub = MemberAddress(member.address)?.pub ?? ""
                 dispatch(.memberChanged(
-                    id: member.id, endpoint: pub, status: Peer.Status(member.status), incarnation: member.incarnation, atMs: NodeEnvironment.wholeMilliseconds(now)))
+                    id: member.id, endpoint: pub, status: Peer.MembershipStatus(member.status), incarnation: member.incarnation, atMs: NodeEnvironment.wholeMilliseconds(now)))
             }
         }
     }

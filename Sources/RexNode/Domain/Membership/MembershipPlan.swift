@@ -55,13 +55,14 @@ struct MemberAddress: Hashable, Sendable {
     var text: String { membership + " " + pub }
 }
 
-extension Peer.Status {
-    /// A membership status as the node's peers show it: a dead or left member is `gone`.
+extension Peer.MembershipStatus {
+    /// A membership machine's status as the node's state records it.
     init(_ status: MemberStatus) {
         switch status {
         case .alive: self = .alive
         case .suspect: self = .suspect
-        case .dead, .left: self = .gone
+        case .dead: self = .dead
+        case .left: self = .left
         }
     }
 }
