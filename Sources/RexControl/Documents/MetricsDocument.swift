@@ -18,6 +18,9 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     public var controlRequests: [String: [String: Int]]?
     /// What a secured node's gatekeeper decided; absent for a plain node (and older nodes).
     public var security: Security?
+    /// The SWIM membership's members by status and its messages; absent for a node without one
+    /// (and older nodes).
+    public var membership: Membership?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,
