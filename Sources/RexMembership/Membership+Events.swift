@@ -33,6 +33,11 @@ extension Membership {
             counters.senderMismatches += 1
             return
         }
+        if let admittedIDs, !admittedIDs.contains(message.sender) {
+            // Not answered either: a stranger learns nothing (not even the table, from a join).
+            counters.strangersRefused += 1
+            return
+        }
         guard message.sender != me.id,
               MembershipWire.fits(message.sender, limit: MembershipWire.maxIDBytes),
               MembershipWire.fits(message.senderAddress, limit: MembershipWire.maxAddressBytes)

@@ -42,6 +42,10 @@ extension Membership {
     /// learn from the tombstone of a stranger) and the table has room.
     mutating func insert(_ member: Member, suspectedBy suspecter: String, now: Duration, into directives: inout [MembershipDirective]) {
         guard member.status.isActive else { return }
+        if let admittedIDs, !admittedIDs.contains(member.id) {
+            counters.strangersRefused += 1
+            return
+        }
         guard records.count < settings.maxMembers else {
             counters.membersDropped += 1
             return

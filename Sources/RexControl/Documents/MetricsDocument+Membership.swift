@@ -40,11 +40,12 @@ extension MetricsDocument {
         /// - `sender_mismatch`: a message claiming another sender than the authenticated one;
         /// - `ignored`: from this node itself, late, or answering nothing asked;
         /// - `relay_limit`, `join_reply_limit`: ping-requests and joins beyond their bounds;
-        /// - `members_dropped`: members not remembered (table full, or a bad id or address).
+        /// - `members_dropped`: members not remembered (table full, or a bad id or address);
+        /// - `stranger`: members a secured node did not take because their id holds no key.
         public static let droppedReasons = [
             "send_failed", "unkeyed", "bad_frames", "oversized", "truncated", "bad_magic", "unsupported_version", "unknown_kind",
             "unknown_status", "bad_string", "too_many_entries", "bad_varint", "trailing_bytes", "sender_mismatch", "ignored",
-            "relay_limit", "join_reply_limit", "members_dropped",
+            "relay_limit", "join_reply_limit", "members_dropped", "stranger",
         ]
 
         /// The sum over every reason (saturating).

@@ -43,7 +43,9 @@ final class MembershipHost: Sendable {
         guard let machine = Membership(
             id: id, address: plan.address.text, incarnation: plan.incarnation, settings: plan.settings, seed: plan.seed
         ) else { return nil }
-        core = Mutex(Core(machine: machine))
+        var admitting = machine
+        admitting.admittedIDs = plan.admittedIDs
+        core = Mutex(Core(machine: admitting))
         self.env = env
         self.dispatch = dispatch
         myID = id

@@ -19,6 +19,9 @@ struct MembershipPlan: Sendable {
     /// Membership endpoints of running members to join through (`rexnode --join`): the node asks
     /// them until one answers with its table.
     var seeds: [String] = []
+    /// The only member ids the machine takes (a secured node: the cluster members with a key);
+    /// nil: any (a plain node). See `Membership.admittedIDs`.
+    var admittedIDs: Set<String>?
     /// Where the running machine leaves its counters (metrics and tests read them).
     let stats = MembershipStats()
 }
