@@ -96,6 +96,9 @@ public struct Membership: Sendable {
         var suspicion: Suspicion?
         /// When the status last changed (tombstones expire from it).
         var since: Duration
+        /// When a message of the member's own last arrived (see `apply`: a death notice about a
+        /// member heard from just now only makes us suspect it).
+        var lastHeard: Duration?
     }
 
     struct Suspicion {

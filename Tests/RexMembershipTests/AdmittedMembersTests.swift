@@ -43,3 +43,36 @@ import Testing
         #expect(membership.counters.strangersRefused == 0)
     }
 }
+
+/// A death notice about a member this one heard from first-hand just now (the other side of a
+/// healed partition still gossiping its verdict) only makes it suspect, so the member refutes
+/// before it is cut off; an older one is taken as is.
+@Suite final class StaleDeathNoticeTests {
+    var out: [MembershipDirective] = []
+
+    @Test func aMemberHeardFromJustNowIsSuspectedNotDeclaredDead() {
+        var membership = MembershipTests.machine()
+        membership.receive(MembershipTests.message(from: "b", .ping(sequence: 1)), now: .milliseconds(1000), into: &out)
+        let notice = MemberUpdate(Member(id: "b", address: "addr-b", status: .dead, incarnation: 0))
+        membership.receive(MembershipTests.message(from: "c", .gossip, gossip: [notice]), now: .milliseconds(1050), into: &out)
+        #expect(membership.member("b")?.status == .suspect)
+        // b refutes at a higher incarnation: alive again, never dead here.
+        let refutation = MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 1, body: .ping(sequence: 2))
+        membership.receive(refutation, now: .milliseconds(1100), into: &out)
+        #expect(membership.member("b")?.status == .alive)
+        #expect(!out.contains { if case .statusChanged(let member, _) = $0 { member.id == "b" && member.status == .dead } else { false } })
+    }
+
+    @Test func aNoticeAboutAMemberNotHeardFromLatelyIsTaken() {
+        var membership = MembershipTests.machine()
+        membership.receive(MembershipTests.message(from: "b", .ping(sequence: 1)), now: .milliseconds(1000), into: &out)
+        let notice = MemberUpdate(Member(id: "b", address: "addr-b", status: .dead, incarnation: 0))
+        let later = Duration.milliseconds(1000) + membership.settings.protocolPeriod * 3
+        membership.receive(MembershipTests.message(from: "c", .gossip, gossip: [notice]), now: later, into: &out)
+        #expect(membership.member("b")?.status == .dead)
+        // And one never heard from first-hand (only configured) is taken at once too.
+        let aboutD = MemberUpdate(Member(id: "d", address: "addr-d", status: .dead, incarnation: 0))
+        membership.receive(MembershipTests.message(from: "c", .gossip, gossip: [aboutD]), now: later, into: &out)
+        #expect(membership.member("d")?.status == .dead)
+    }
+}
