@@ -19,10 +19,10 @@
 # keys/viewer.key (viewer) for rexctl, each made once by `rexctl keygen` and kept (mode 0600);
 # every node's public key in cluster.json, the operators in operators.json. --insecure runs plain
 # (every node says so when it starts).
-# Membership: REX_MEMBERSHIP=swim gives every node a membership endpoint in cluster.json, so the
-# nodes run the SWIM membership (probes, suspicion, gossip: idle cost flat in N); heartbeat (the
-# default, for now: the hostile e2e probes watch heartbeats) writes none, and the nodes exchange
-# all-to-all heartbeats.
+# Membership: every node gets a membership endpoint in cluster.json and runs the SWIM membership
+# (probes, suspicion, gossip: idle cost flat in N). REX_MEMBERSHIP=heartbeat (the old path, for
+# same-run comparisons with an older rexnode) writes none, and the nodes exchange all-to-all
+# heartbeats.
 # add: under SWIM only (nodes learn the new one by gossip), and on a plain cluster only (a secured
 # node admits only the member keys its cluster file held when it started).
 # REX_BIN_DIR (lib/common.sh) runs prebuilt binaries instead of this tree's build, e.g. an older
@@ -38,7 +38,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 [ -z "${REX_UP_TIMEOUT:-}" ] || [[ "$REX_UP_TIMEOUT" =~ ^[1-9][0-9]{0,4}$ ]] || fatal "REX_UP_TIMEOUT takes whole seconds (got '$REX_UP_TIMEOUT')"
 DATA_DIR="$STATE_DIR/data"
 STOP_GRACE="${REX_STOP_GRACE:-5}"
-MEMBERSHIP_MODE="${REX_MEMBERSHIP:-heartbeat}"
+MEMBERSHIP_MODE="${REX_MEMBERSHIP:-swim}"
 case "$MEMBERSHIP_MODE" in
 swim) PORT_SETS=4 ;;
 heartbeat) PORT_SETS=3 ;;

@@ -9,8 +9,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$REPO_ROOT"
 
 CLUSTER_SH="deploy/cluster.sh"
-# A 200 ms heartbeat: a killed node is suspect after 400 ms and gone after 1 s.
-NODE_ARGS=(--heartbeat 200)
+# The nodes run the SWIM membership (cluster.sh gives each a membership endpoint): each probes one
+# other member every 100 ms; a killed node is suspect after a missed probe and dead about 0.5–2.5 s
+# later (sooner as more members confirm the suspicion); a stopped one announces that it left.
+NODE_ARGS=()
 STEPS=7
 step_number=0
 
@@ -62,7 +64,7 @@ fi
 log "starting a 3-node cluster (deploy/cluster.sh up 3 -- ${NODE_ARGS[*]})"
 "$CLUSTER_SH" up 3 -- "${NODE_ARGS[@]}"
 
-heading "The cluster" "Three rexnode processes; each connects to the others' publishers and hears their heartbeats."
+heading "The cluster" "Three rexnode processes; each connects to the others' publishers and probes the others over its membership endpoint (SWIM)."
 shown "$REXCTL" nodes
 
 heading "Feeds and follows across nodes" \
@@ -102,13 +104,13 @@ shown "$REXCTL" wait n3 --for state=follows.europe.lastValue=$value --timeout 5s
 shown "$REXCTL" metrics n1
 
 heading "Membership after a node dies" \
-    "kill -9 n3: the others miss its heartbeats, see it suspect (2 missed) and then gone (5 missed)."
+    "kill -9 n3: a probe of it fails, the others suspect it, then declare it dead (rexctl nodes: dead, and the incarnation peers last heard)."
 shown "$CLUSTER_SH" kill n3
 shown "$REXCTL" wait n1 --for gone=n3 --timeout 5s
 shown "$REXCTL" wait n2 --for gone=n3 --timeout 5s
 shown "$REXCTL" nodes --timeout 500ms || true
 
-heading "It rejoins" "restart n3 on the same ports: the others reconnect and see it alive again."
+heading "It rejoins" "restart n3 on the same ports: it comes back at a new incarnation (its start time), the others reconnect and see it alive again."
 shown "$CLUSTER_SH" restart n3
 shown "$REXCTL" wait n1 --for state=peers.n3.status=alive --timeout 5s
 shown "$REXCTL" nodes

@@ -13,7 +13,8 @@
 #   deploy/hosts.sh down                            stop every node; remove every namespace, link and rule made here
 #
 # HOST is hK or K. Host hK is 10.213.0.K (pub tcp://10.213.0.K:7101, control tcp://10.213.0.K:7201,
-# metrics http://10.213.0.K:9101/metrics, all recorded in the cluster file);
+# metrics http://10.213.0.K:9101/metrics, membership tcp://10.213.0.K:7301 — the SWIM membership,
+# unless REX_MEMBERSHIP=heartbeat — all recorded in the cluster file);
 # the bridge is 10.213.0.254 in the root namespace, so rexctl runs from there:
 #   .build/release/rexctl --cluster .deploy/hosts/cluster.json nodes
 # Partitions and loss apply between hosts only: the root namespace's control traffic is never
@@ -42,6 +43,13 @@ BRIDGE=$NAME_PREFIX-br
 PUB_PORT=7101
 CONTROL_PORT=7201
 METRICS_PORT=9101
+# The SWIM membership's endpoint on each host (REX_MEMBERSHIP=heartbeat: none, all-to-all heartbeats).
+MEMBERSHIP_PORT=7301
+MEMBERSHIP_MODE="${REX_MEMBERSHIP:-swim}"
+case "$MEMBERSHIP_MODE" in
+swim | heartbeat) ;;
+*) fatal "REX_MEMBERSHIP takes swim or heartbeat (got '$MEMBERSHIP_MODE')" ;;
+esac
 
 set_state_dir "${REX_HOSTS_DIR:-$REPO_ROOT/.deploy/hosts}"
 MADE_FILE="$STATE_DIR/made"
@@ -244,14 +252,16 @@ make_host() {
 # each node's public key in the file. The control endpoints are on the hosts' addresses, off
 # loopback, where a plain node would refuse to start.
 write_cluster_file() {
-    local host sep=''
+    local host sep='' membership
     ensure_keys "${HOSTS[@]}"
     {
         printf '{"nodes": [\n'
         for host in "${HOSTS[@]}"; do
-            printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d", "metrics": "tcp://%s:%d", "key": "%s"}' "$sep" "$host" \
+            membership=''
+            [ "$MEMBERSHIP_MODE" = heartbeat ] || membership=$(printf ', "membership": "tcp://%s:%d"' "$(host_address "$host")" "$MEMBERSHIP_PORT")
+            printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d", "metrics": "tcp://%s:%d", "key": "%s"%s}' "$sep" "$host" \
                 "$(host_address "$host")" "$PUB_PORT" "$(host_address "$host")" "$CONTROL_PORT" "$(host_address "$host")" "$METRICS_PORT" \
-                "$(public_key "$KEY_DIR/$host.key")"
+                "$(public_key "$KEY_DIR/$host.key")" "$membership"
             sep=$',\n'
         done
         printf '\n]}\n'

@@ -33,6 +33,11 @@ extension Membership {
             counters.senderMismatches += 1
             return
         }
+        if let admittedIDs, !admittedIDs.contains(message.sender) {
+            // Not answered either: a stranger learns nothing (not even the table, from a join).
+            counters.strangersRefused += 1
+            return
+        }
         guard message.sender != me.id,
               MembershipWire.fits(message.sender, limit: MembershipWire.maxIDBytes),
               MembershipWire.fits(message.senderAddress, limit: MembershipWire.maxAddressBytes)
@@ -44,6 +49,7 @@ extension Membership {
         // suspicion about me then rides on my answer.
         let claim = Member(id: message.sender, address: message.senderAddress, status: .alive, incarnation: message.senderIncarnation)
         apply(MemberUpdate(claim), reportedBy: message.sender, fromTable: false, now: now, into: &directives)
+        if let position = index[message.sender] { records[position].lastHeard = now }
         for update in message.gossip { apply(update, reportedBy: message.sender, fromTable: false, now: now, into: &directives) }
         let sender = MembershipDestination(id: message.sender, address: message.senderAddress)
         tellIfDead(sender, into: &directives)

@@ -15,6 +15,15 @@ extension Membership {
             heardAboutMe(incoming)
             return
         }
+        if !fromTable, incoming.status == .dead, let position = index[incoming.id], records[position].member.status == .alive,
+           let heard = records[position].lastHeard, now - heard < scaled(settings.protocolPeriod) * 2
+        {
+            // We heard from it first-hand within two periods: the notice is likely stale (from the
+            // other side of a partition that just healed). Suspect it instead, so it refutes before
+            // this member cuts it off (its data-plane connection, and what is published meanwhile).
+            incoming.status = .suspect
+            suspecter = reporter
+        }
         guard let position = index[incoming.id] else {
             insert(incoming, suspectedBy: suspecter, now: now, into: &directives)
             return
@@ -42,6 +51,10 @@ extension Membership {
     /// learn from the tombstone of a stranger) and the table has room.
     mutating func insert(_ member: Member, suspectedBy suspecter: String, now: Duration, into directives: inout [MembershipDirective]) {
         guard member.status.isActive else { return }
+        if let admittedIDs, !admittedIDs.contains(member.id) {
+            counters.strangersRefused += 1
+            return
+        }
         guard records.count < settings.maxMembers else {
             counters.membersDropped += 1
             return

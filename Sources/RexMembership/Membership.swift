@@ -85,12 +85,20 @@ public struct Membership: Sendable {
     public internal(set) var localHealth = 0
     /// False from ``join(seeds:now:into:)`` until a seed answers.
     public internal(set) var isJoined = true
+    /// When set, the only ids this member remembers: gossip, tables and messages naming any
+    /// other member are not taken (counted in `strangersRefused`). A secured cluster sets it to
+    /// the ids that hold a key, so a member, even one whose key was stolen, cannot bring in a
+    /// stranger by gossip. Nil: anyone who can reach the membership can join (a plain cluster).
+    public var admittedIDs: Set<String>?
 
     struct Record {
         var member: Member
         var suspicion: Suspicion?
         /// When the status last changed (tombstones expire from it).
         var since: Duration
+        /// When a message of the member's own last arrived (see `apply`: a death notice about a
+        /// member heard from just now only makes us suspect it).
+        var lastHeard: Duration?
     }
 
     struct Suspicion {

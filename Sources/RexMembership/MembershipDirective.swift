@@ -45,6 +45,8 @@ public struct MembershipCounters: Hashable, Sendable {
     public var membersDropped = 0
     /// Times this member heard itself suspected or declared dead and refuted it.
     public var suspicionsRefuted = 0
+    /// Members not taken because their id is not in ``Membership/admittedIDs``.
+    public var strangersRefused = 0
 
     /// All zero.
     public init() {}

@@ -86,6 +86,37 @@ import Testing
         await restarted.stop()
     }
 
+    /// The SWIM membership adds peers behind the control endpoint's back: a member that joined
+    /// fills the peer limit, so an operator's add-peer is refused at admission (limitReached),
+    /// not journaled and then refused by the reducer — the restart shows nothing of it.
+    @Test func aMemberLearnedByTheMembershipCountsAgainstThePeerLimit() async throws {
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tag = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        func configuration(_ id: String, seeds: [String]) -> NodeConfiguration {
+            var configuration = NodeConfiguration(
+                id: id, pubEndpoint: "ipc:///tmp/rexledger-\(tag)-\(id).pub", controlEndpoint: "tcp://127.0.0.1:*",
+                settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: NodeLimits(maxPeers: 1)),
+                logLevel: .error)
+            configuration.membershipEndpoint = "ipc:///tmp/rexledger-\(tag)-\(id).mem"
+            configuration.membershipSeeds = seeds
+            return configuration
+        }
+        var durable = configuration("d1", seeds: [])
+        durable.durable = DurableOptions(directory: directory, mode: .batch)
+        let node = try Node.start(durable)
+        let joiner = try Node.start(configuration("n2", seeds: [durable.membershipEndpoint!]))
+        #expect(await waitFor(node, timeout: .seconds(10)) { $0.peers["n2"]?.status == .alive }, "n2 joined through d1")
+        let reply = try await dispatch(node, #"{"type": "addPeer", "id": "n9", "endpoint": "tcp://127.0.0.1:9"}"#)
+        #expect((reply?["error"] as? [String: Any])?["code"] as? String == "limitReached", "\(String(describing: reply))")
+        #expect(node.state.refused == 0, "the reducer was not handed an action it refuses")
+        await joiner.stop()
+        await node.stop()
+        let restarted = try Node.start(durable)
+        #expect(restarted.state.peers["n9"] == nil, "nothing journaled")
+        await restarted.stop()
+    }
+
     @Test func aDamagedDirectoryRefusesToStartAndSaysWhatToDo() throws {
         let directory = scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }

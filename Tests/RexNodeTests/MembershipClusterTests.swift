@@ -1,6 +1,7 @@
 import Foundation
 import NodeTestSupport
 import RexControl
+import RexMembership
 import Synchronization
 import Testing
 import ZMQ
@@ -115,6 +116,48 @@ import ZMQ
             #expect(counters.refused == 0 && counters.unkeyed == 0, "\(node.id): \(counters)")
             #expect(node.ioCounters().membershipMachine?.senderMismatches == 0)
         }
+        for node in nodes.reversed() { await node.stop() }
+    }
+
+    /// Raw bytes at a node's membership ROUTER from a plain DEALER (what anyone on the network
+    /// can send a plain node): each kind of garbage is counted under its reason in the metrics'
+    /// membership section, none is taken as a member, and the node keeps probing its peers.
+    @Test func forgedAndOversizedMembershipBytesAreCountedByReasonInTheMetrics() async throws {
+        let cluster = Endpoints(ids: ["n1", "n2"])
+        let nodes = try cluster.ids.map { try Node.start(cluster.configuration($0)) }
+        let n1 = nodes[0]
+        #expect(await waitFor(n1, timeout: .seconds(10)) { Self.allAlive($0, cluster.ids) })
+        let context = try ZMQContext()
+        let rogue = try context.socket(.dealer)
+        try rogue.setOption(.linger, Duration.zero)
+        try rogue.connect(cluster.membership("n1"))
+        let ping = try MembershipMessage(
+            sender: "rogue", senderAddress: "tcp://127.0.0.1:1 tcp://127.0.0.1:2", senderIncarnation: 0, body: .ping(sequence: 1)
+        ).encoded()
+        _ = try rogue.send([0x00, 0x01, 0x02], flags: [])                                       // not the magic
+        _ = try rogue.send([MembershipWire.magic, 9, 1], flags: [])                           // a version not spoken
+        _ = try rogue.send(Array(ping.dropLast(3)), flags: [])                                // cut short
+        _ = try rogue.send(ping + [0xEE], flags: [])                                           // a byte too many
+        _ = try rogue.send(Array(repeating: MembershipWire.magic, count: 20_000), flags: []) // over 16 KiB
+        _ = try rogue.send([1], flags: .more)                                                  // three frames at the ROUTER
+        _ = try rogue.send([2], flags: [])
+        let expected: [String: Int] = ["bad_magic": 1, "unsupported_version": 1, "truncated": 1, "trailing_bytes": 1, "oversized": 1, "bad_frames": 1]
+        let counted = await Self.countersReach(n1) { counters in
+            guard let metrics = MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: []) else { return false }
+            return expected.allSatisfy { metrics.dropped[$0.key] == $0.value }
+        }
+        let counters = try await offPool { n1.ioCounters() }
+        let metrics = try #require(MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: n1.state.peers.values))
+        #expect(counted, "\(metrics.dropped)")
+        #expect(metrics.members == MetricsDocument.MemberCounts(alive: 1), "no member from the garbage: \(metrics.members)")
+        #expect(n1.state.peers["rogue"] == nil)
+        // A frame over twice the limit: libzmq drops that connection before reading it; the node lives on and keeps probing.
+        _ = try rogue.send(Array(repeating: 0, count: 40_000), flags: [])
+        let probing = counters.membership?.received ?? 0
+        #expect(await Self.countersReach(n1) { ($0.membership?.received ?? 0) >= probing + 5 }, "n1 still hears n2's probes")
+        #expect(await waitFor(n1, timeout: .seconds(2)) { Self.allAlive($0, cluster.ids) })
+        rogue.close()
+        try? context.terminate(timeout: .seconds(1))
         for node in nodes.reversed() { await node.stop() }
     }
 }

@@ -250,7 +250,7 @@ import Testing
         let nodes = await cluster.run("nodes")
         #expect(nodes.code == 0, "\(nodes)")
         let lines = nodes.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-        #expect(lines.first == ["ID", "CONTROL", "PUB", "REACHABLE", "STATUS", "CHANNELS", "UPTIME"])
+        #expect(lines.first == ["ID", "CONTROL", "PUB", "REACHABLE", "STATUS", "INCARNATION", "CHANNELS", "UPTIME"])
         #expect(lines.count == 3)
         #expect(lines[1].prefix(5) == ["n1", Substring(cluster.n1.controlEndpoint), Substring(cluster.n1.pubEndpoint), "yes", "alive"])
         #expect(lines[2].prefix(5) == ["n2", Substring(cluster.n2.controlEndpoint), Substring(cluster.n2.pubEndpoint), "yes", "alive"])

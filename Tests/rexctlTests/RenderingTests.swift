@@ -217,10 +217,10 @@ import Testing
             NodesCommand.Report(node: n3, ping: .failure(NodeRequestError(node: n3, kind: .unreachable(timeout: .seconds(2))))),
         ]
         #expect(NodesCommand.table(reports).render() == """
-            ID  CONTROL               PUB                   REACHABLE  STATUS            CHANNELS  UPTIME
-            n1  tcp://127.0.0.1:7201  tcp://127.0.0.1:7101  yes        alive                    7    1m5s
-            n2  tcp://127.0.0.1:7202  tcp://127.0.0.1:7102  yes        alive                   12   900ms
-            n3  tcp://127.0.0.1:7203  -                     no         suspect:1,gone:1         -       -
+            ID  CONTROL               PUB                   REACHABLE  STATUS            INCARNATION  CHANNELS  UPTIME
+            n1  tcp://127.0.0.1:7201  tcp://127.0.0.1:7101  yes        alive                       -         7    1m5s
+            n2  tcp://127.0.0.1:7202  tcp://127.0.0.1:7102  yes        alive                       -        12   900ms
+            n3  tcp://127.0.0.1:7203  -                     no         suspect:1,gone:1            -         -       -
 
             """)
         let documents = NodesCommand.documents(reports).map(\.text)

@@ -56,7 +56,7 @@ hostile_begin() {
     H_PING_LIMIT=${HOSTILE_PING_MS:-100}
     H_FAILS=() H_BG=() H_KILLED=()
     H_PING='-' H_AFTER='-' H_PEAK='-' H_OUT='' H_WATCH='' H_WATCH_OUT=/dev/null
-    declare -gA H_PID=() H_CONTROL=() H_PUB=() H_BASE=()
+    declare -gA H_PID=() H_CONTROL=() H_PUB=() H_BASE=() H_MEMBERSHIP=()
     H_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hostile.XXXXXX")
     trap hostile_end EXIT
     "$ROGUE_PYTHON" -c 'import zmq' 2>/dev/null \
@@ -79,13 +79,13 @@ hostile_begin() {
         sed 's/^/      /' "$H_TMP/cluster.log" >&2
         hostile_fail "a fresh 3-node cluster did not come up"
     fi
-    while read -r id pub control; do
-        H_PUB[$id]=$pub H_CONTROL[$id]=$control
+    while read -r id pub control membership; do
+        H_PUB[$id]=$pub H_CONTROL[$id]=$control H_MEMBERSHIP[$id]=$membership
         H_PID[$id]=$(cat "$PID_DIR/$id.pid")
         H_BASE[$id]=$(rss_mib "${H_PID[$id]}")
     done < <(py -c '
 import json, sys
-for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["control"])' "$CLUSTER_FILE")
+for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["control"], n.get("membership") or "-")' "$CLUSTER_FILE")
     local pids=() args=()
     for id in n1 n2 n3; do
         pids+=("$id=${H_PID[$id]}")

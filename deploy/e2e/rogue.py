@@ -33,6 +33,7 @@ import random
 import sys
 import time
 from keyfile import read_key
+import membership_wire
 
 try:
     import zmq
@@ -627,18 +628,20 @@ def cmd_takeover(args):
     """The dead-port takeover: binds the PUB port of a node that is down (--bind), waits until
     --subscribers survivors reconnected and subscribed to its heartbeats, then sends forged
     heartbeats `$hb.<victim>` with the given --seqs (the first one checked as a probe: each
-    --verify node's peers.<victim>.lastSeenMs must move)."""
+    --verify node's peers.<victim>.lastSeenMs must move). With --topic (nodes without heartbeats:
+    the SWIM membership) it waits for subscriptions to that topic instead and forges data
+    messages from the victim on it; the probe is then each --verify node's follow --follow."""
     # The survivors must parse what the rogue sends, or the attack proves nothing: check the
     # format of a survivor's own heartbeats first. (Whether a survivor takes the forged
     # heartbeat is reported, not required: a node may rightly ignore an old sequence.)
-    if args.pub:
+    if args.pub and not args.topic:
         spoken = sniff_wire(args.pub)
         if spoken != ARGS.wire:
             raise Precondition("the survivors speak the %s wire format and the rogue the %s one: run with ROGUE_WIRE=%s"
                                % (spoken, ARGS.wire, spoken) if spoken else "no heartbeat from %s" % args.pub)
     publisher = RoguePublisher(bind=args.bind)
     verifiers = [Control(endpoint) for endpoint in args.verify]
-    topic = "$hb." + args.victim
+    topic = args.topic or "$hb." + args.victim
     seqs = args.seqs.split(",")
     summary = {"attack": "takeover", "wire": ARGS.wire, "bound": publisher.endpoint}
     if ARGS.wire == "new":
@@ -648,9 +651,11 @@ def cmd_takeover(args):
         if not publisher.wait_subscribed([wire_head(topic, args.victim, 1)], seconds=5.0, count=args.subscribers):
             raise Precondition("only %d of %d survivors subscribed to %s at %s within 5 s"
                                % (len(publisher.subscriptions), args.subscribers, topic, publisher.endpoint))
-        say("%d survivors subscribed to heartbeats at the rogue" % args.subscribers)
+        say("%d survivors subscribed to %s at the rogue" % (args.subscribers, topic))
 
         def seen(control):
+            if args.follow:
+                return dig(control.result("state", timeout=1.0), "follows", args.follow, "count")
             return dig(control.result("state", timeout=1.0), "peers", args.victim, "lastSeenMs")
 
         before = [seen(c) for c in verifiers]
@@ -658,10 +663,11 @@ def cmd_takeover(args):
         taken = [bool(wait_until(1.0, lambda: (lambda s: s is not None and s != was)(seen(control))))
                  for control, was in zip(verifiers, before)]
         summary["firstTaken"] = taken
-        say("forged heartbeat %s sequence %s taken by %d of %d survivors" % (topic, seqs[0], sum(taken), len(taken)))
+        what = "message" if args.topic else "heartbeat"
+        say("forged %s %s sequence %s taken by %d of %d survivors" % (what, topic, seqs[0], sum(taken), len(taken)))
         for seq in seqs[1:]:
             publisher.send(wire_head(topic, args.victim, seq), b"")
-            say("sent forged heartbeat %s sequence %s" % (topic, seq))
+            say("sent forged %s %s sequence %s" % (what, topic, seq))
         time.sleep(0.3)
         summary["sent"] = len(seqs)
         print(json.dumps(summary))
@@ -904,6 +910,70 @@ def cmd_follows(args):
         control.close()
 
 
+def membership_keys(sock, endpoint, key):
+    """CURVE for a connection to a node's membership endpoint on a secured cluster: `stolen` (the
+    member key of $ROGUE_MEMBER), `stranger` (a key pair of its own) or `plain` (no CURVE)."""
+    for node in cluster_entries():
+        if node.get("key") and endpoint == node.get("membership"):
+            if key == "plain":
+                return "plain"
+            if key == "stranger":
+                public, secret = zmq.curve_keypair()
+            else:
+                public, secret = read_key(os.path.join(key_dir(), os.environ.get("ROGUE_MEMBER", "n3") + ".key"))
+            sock.curve_publickey, sock.curve_secretkey = public, secret
+            sock.curve_serverkey = node["key"].encode()
+            return key
+    return "plain"
+
+
+def cmd_membership(args):
+    """Hostile bytes at a node's membership ROUTER (--endpoint) from a DEALER: each --send is one
+    message — a malformed one by the reason a node counts it under (membership_wire.MALFORMED),
+    `huge` (a frame over twice the limit: libzmq drops the connection), `three-frames`, or a
+    well-formed forgery: `join-as:ID`, `ping-as:ID[:INCARNATION]`, `gossip:ID` (a message from
+    --as that says ID is alive). On a secured cluster --key picks the CURVE identity."""
+    sock = CTX.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 1000)
+    sock.setsockopt(zmq.SNDHWM, 10000)
+    sock.setsockopt(zmq.SNDTIMEO, 2000)
+    curve = membership_keys(sock, args.endpoint, args.key)
+    if not args.endpoint.startswith("tcp://127.0.0.1:") or int(args.endpoint.rsplit(":", 1)[1]) >= 32768:
+        raise Precondition("refusing %s: only tcp://127.0.0.1:PORT below 32768" % args.endpoint)
+    sent = []
+    try:
+        sock.connect(args.endpoint)
+        for kind in args.send:
+            name, _, rest = kind.partition(":")
+            if name in membership_wire.MALFORMED:
+                frames = [membership_wire.malformed(name, sender=args.as_id, address=args.address)]
+            elif name == "huge":
+                frames = [b"\0" * (4 * membership_wire.MAX_MESSAGE_BYTES)]
+            elif name == "three-frames":
+                frames = [b"\x01", b"\x02"]
+            elif name == "join-as":
+                frames = [membership_wire.message("join", rest, args.address, incarnation=1)]
+            elif name == "ping-as":
+                target, _, incarnation = rest.partition(":")
+                frames = [membership_wire.message("ping", target, args.address, incarnation=int(incarnation or 1))]
+            elif name == "gossip":
+                stranger = membership_wire.update(rest, args.address, incarnation=1)
+                frames = [membership_wire.message("gossip", args.as_id, args.address, gossip=[stranger])]
+            else:
+                raise SystemExit("rogue.py membership: unknown --send %r" % kind)
+            try:
+                sock.send_multipart(frames)
+                sent.append(kind)
+            except zmq.Again:
+                say("send of %s timed out (no connection)" % kind)
+        # Let libzmq hand the messages over (a refused handshake keeps them queued: dropped on close).
+        time.sleep(min(max(args.settle, 0.0), 5.0))
+        print(json.dumps({"attack": "membership", "endpoint": args.endpoint, "curve": curve, "sent": sent}))
+        return 0
+    finally:
+        sock.close(0)
+
+
 # --- command line ----------------------------------------------------------------------------------
 
 
@@ -966,6 +1036,8 @@ def main(argv):
     p.add_argument("--verify", action="append", default=[])
     p.add_argument("--pub", help="a survivor's PUB endpoint (for the wire-format hint)")
     p.add_argument("--seqs", default="1,%d" % UINT64_MAX)
+    p.add_argument("--topic", help="forge data on this topic (default: heartbeats $hb.VICTIM)")
+    p.add_argument("--follow", help="with --topic: the --verify nodes' follow of it (the probe)")
     p.set_defaults(run=cmd_takeover)
 
     p = sub.add_parser("slow-sub", help="a subscriber that never reads")
@@ -1010,6 +1082,15 @@ def main(argv):
     p.add_argument("--window", type=int, default=256)
     p.add_argument("--max-seconds", type=float, default=60.0)
     p.set_defaults(run=cmd_follows)
+
+    p = sub.add_parser("membership", help="hostile bytes at a node's membership ROUTER")
+    p.add_argument("--endpoint", required=True)
+    p.add_argument("--send", action="append", required=True)
+    p.add_argument("--key", choices=("stolen", "stranger", "plain"), default="stolen")
+    p.add_argument("--as", dest="as_id", default="rogue", help="the sender id of malformed and gossip messages")
+    p.add_argument("--address", default="tcp://127.0.0.1:1 tcp://127.0.0.1:2", help="the forged member's 'MEMBERSHIP PUB'")
+    p.add_argument("--settle", type=float, default=0.5)
+    p.set_defaults(run=cmd_membership)
 
     ARGS = parser.parse_args(argv)
     if ARGS.wire == "auto":

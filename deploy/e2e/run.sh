@@ -18,8 +18,9 @@ source "$DEPLOY_SCRIPTS_DIR/e2e/lib.sh"
 # shellcheck source=hostile_lib.sh
 source "$DEPLOY_SCRIPTS_DIR/e2e/hostile_lib.sh"
 
-# Short intervals so membership changes take well under a second: suspect after 2 missed
-# heartbeats (200 ms), gone after 5 (500 ms).
+# Short intervals so changes show quickly. The cluster runs the SWIM membership (100 ms protocol
+# period, cluster.sh's default); --heartbeat still sets the old heartbeats' period for a node
+# without a membership endpoint (REX_MEMBERSHIP=heartbeat).
 export E2E_NODE_ARGS="--heartbeat 100 --feed-interval 20 --follow-settle 20"
 export E2E_HEARTBEAT_MS=100
 

@@ -81,7 +81,9 @@ extension MetricsDocument {
         out.gauge("rexnode_sockets_open", "ZeroMQ sockets open now.", sockets.open)
         out.counter("rexnode_sockets_created_total", "Dedicated SUB sockets created.", sockets.created)
 
-        if let members {
+        if let membership {
+            membership.writePrometheus(into: &out)
+        } else if let members {
             out.family("rexnode_members", "Peers by heartbeat status.", type: "gauge")
             for status in Peer.Status.allCases {
                 out.sample("rexnode_members", labels: ["status": status.rawValue], Double(members[status]))
@@ -118,7 +120,7 @@ extension MetricsDocument {
 }
 
 /// Appends families and samples in the text exposition format.
-private struct PrometheusWriter {
+struct PrometheusWriter {
     var text = ""
 
     mutating func family(_ name: String, _ help: String, type: String) {

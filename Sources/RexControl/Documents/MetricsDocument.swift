@@ -21,6 +21,9 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     /// A node with a data directory: its journal's commits, pending actions and recovery;
     /// absent without one (and from older nodes).
     public var journal: Journal?
+    /// The SWIM membership's members by status and its messages; absent for a node without one
+    /// (and older nodes).
+    public var membership: Membership?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,

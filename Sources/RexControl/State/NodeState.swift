@@ -132,6 +132,9 @@ public struct Peer: Codable, Sendable, Equatable {
     /// Its incarnation as the SWIM membership last reported it (raised only by the peer itself,
     /// to refute a suspicion or come back); nil under heartbeats. Not encoded while nil.
     public var incarnation: UInt64?
+    /// Its status as the SWIM membership last reported it, where `status` folds dead and left
+    /// into `gone`; nil under heartbeats. Not encoded while nil.
+    public var membership: MembershipStatus?
 
     public init(endpoint: String) {
         self.endpoint = endpoint

@@ -41,6 +41,7 @@ extension MetricsDocument {
             controlRequests: controlRequests,
             security: io.security
         )
+        membership = Membership(socket: io.membership, machine: io.membershipMachine, peers: state.peers.values)
     }
 }
 

@@ -27,8 +27,9 @@ public enum NodeAction: Sendable, Equatable {
     /// The membership's timer fired (handed to its channel; the state does not change).
     case membershipTimer
     /// The membership reports a member's status (at `atMs` since the node started): its
-    /// publisher, status (dead and left show as `gone`) and incarnation.
-    case memberChanged(id: String, endpoint: String, status: Peer.Status, incarnation: UInt64, atMs: Int)
+    /// publisher, status (the peer's `status` shows dead and left as `gone`, its `membership`
+    /// keeps them apart) and incarnation.
+    case memberChanged(id: String, endpoint: String, status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int)
 }
 
 /// One message as it arrived: its topic, the node that sent it, that node's epoch and sequence

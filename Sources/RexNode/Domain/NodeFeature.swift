@@ -137,7 +137,7 @@ public enum NodeFeature {
     /// and its data-plane connection and `from` follows change only when it becomes or stops
     /// being connectable (dead or left) or moves to another publisher.
     private static func recordMember(
-        _ id: String, endpoint: String, status: Peer.Status, incarnation: UInt64, atMs: Int, in state: inout NodeState
+        _ id: String, endpoint: String, status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int, in state: inout NodeState
     ) {
         guard id != state.id, !endpoint.isEmpty else { return }
         state.nowMs = atMs
@@ -152,7 +152,8 @@ public enum NodeFeature {
         let before = state.peers[id]!
         var peer = before
         peer.endpoint = endpoint
-        peer.status = status
+        peer.status = status.peerStatus
+        peer.membership = status
         peer.incarnation = incarnation
         if status == .alive { peer.lastSeenMs = atMs }
         state.peers[id] = peer

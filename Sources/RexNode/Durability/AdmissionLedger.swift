@@ -19,6 +19,18 @@ struct AdmissionLedger {
         peers = Set(state.peers.keys)
     }
 
+    /// Counts the peers the SWIM membership put into `state` (it reports members straight to the
+    /// store, not through the control endpoint). Call before admitting an `addPeer`: without
+    /// them the ledger would admit a peer the reducer then refuses at the limit, and the journal
+    /// would hold an action the live node never applied.
+    ///
+    /// Never under-counts: a member stays counted even while an operator's `removePeer` of it
+    /// waits to be applied, so the ledger may refuse an `addPeer` the reducer would have taken,
+    /// never the other way round.
+    mutating func countMembers(of state: NodeState) {
+        for (id, peer) in state.peers where peer.membership != nil { peers.insert(id) }
+    }
+
     /// Records `action` when the reducer will apply it; throws `limitReached` (recording
     /// nothing) when the reducer would refuse it.
     mutating func admit(_ action: NodeAction, limits: NodeLimits, node: String) throws(ControlError) {

@@ -83,6 +83,7 @@ final class DurableDispatch {
             throw ControlError(.limitReached, "node \(nodeID) has \(inFlight + unsent.count) actions "
                 + "(\(inFlightBytes + unsentBytes) bytes) waiting for its journal; retry shortly")
         }
+        if case .addPeer = action { ledger.countMembers(of: store.state) }
         try ledger.admit(action, limits: limits, node: nodeID)
         unsent.append(action)
         unsentBytes += Self.bytes(of: action)

@@ -7,8 +7,9 @@ import ZMQ
 /// never reused), so a message is addressed by member. Lives on the reactor thread.
 ///
 /// Every send is best effort and never blocks: a full queue or an unreachable peer is a counted
-/// drop (SWIM is built for lost messages). Inbound, libzmq refuses a frame over
-/// ``MembershipWire/maxMessageBytes`` before allocating it, and a message that is not
+/// drop (SWIM is built for lost messages). Inbound, a frame up to `maxFrameBytes` reaches the
+/// decoder, which counts one over ``MembershipWire/maxMessageBytes`` as `oversized`; libzmq drops
+/// the connection of a peer sending a longer one before allocating it. A message that is not
 /// [routing id, payload] is counted and dropped. Secured: the socket is a CURVE server that lets
 /// in cluster members only (the data domain's ZAP rule), each connection it makes expects the
 /// member's own key, and the member id the ZAP handler authenticated is what the machine is told
@@ -26,6 +27,9 @@ final class MembershipSocket {
         var connections = 0
     }
 
+    /// The longest frame libzmq lets through: twice the longest message, so a forged oversized
+    /// message is counted (by the decoder) rather than only cutting its connection.
+    static let maxFrameBytes = 2 * MembershipWire.maxMessageBytes
     /// At most this many peers connected at once (the membership's own table is bounded too).
     static let maxConnections = 4096
     /// Messages queued per peer before sends to it are dropped.
@@ -68,7 +72,7 @@ final class MembershipSocket {
                 try security.policy.makeServer(socket, domain: ZapPolicy.dataDomain)
                 try socket.setOption(.curvePublicKey, security.policy.keyPair.publicKey)
             }
-            try socket.setOption(.maxMessageSize, MembershipWire.maxMessageBytes)
+            try socket.setOption(.maxMessageSize, Self.maxFrameBytes)
             try socket.setOption(.sendHighWaterMark, Self.queuePerPeer)
             try socket.setOption(.routerMandatory, true)
             // A stopping node's leave announcement is sent as the socket closes: give it a moment.

@@ -146,7 +146,10 @@ public final class Node: Sendable {
                     }
                 }
                 let membershipPlan = io.membership.map { socket in
-                    Node.membershipPlan(configuration, address: MemberAddress(membership: socket.endpoint, pub: io.pubEndpoint))
+                    var plan = Node.membershipPlan(configuration, address: MemberAddress(membership: socket.endpoint, pub: io.pubEndpoint))
+                    // Secured: only members with a key may be learned (a stolen key cannot gossip a stranger in).
+                    plan.admittedIDs = policy.map { Set($0.members.values) }
+                    return plan
                 }
                 io.membershipStats = membershipPlan?.stats
                 let boundIO = ReactorBound(io, on: reactor)

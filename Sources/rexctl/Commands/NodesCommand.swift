@@ -8,8 +8,10 @@ struct NodesCommand: RexCtlCommand {
         discussion: """
             Pings every node at once, then asks the reachable ones for their state (to learn how
             each node sees its peers) and metrics (live channels). STATUS is how the other nodes
-            see this one: alive, suspect, gone or unknown; mixed views are counted (alive:1,gone:1).
-            Exits 2 if any node did not answer.
+            see this one: under the SWIM membership alive, suspect, dead (crashed) or left
+            (stopped), else alive, suspect, gone or unknown; mixed views are counted
+            (alive:1,dead:1). INCARNATION is the highest the membership reported for it (it rises
+            when the node refutes a suspicion or restarts). Exits 2 if any node did not answer.
             """
     )
 
@@ -72,23 +74,33 @@ struct NodesCommand: RexCtlCommand {
         return .nodeError
     }
 
+    /// How one peer sees another: its membership status when the membership reported one
+    /// (dead and left apart), else its heartbeat status.
+    static func shownStatus(_ peer: Peer) -> String { peer.membership?.rawValue ?? peer.status.rawValue }
+
     /// How the other reachable nodes see `id`: `alive`, or counts when they disagree, or `-`.
     static func statusSeenByPeers(_ id: String, in reports: [Report]) -> String {
         var counts: [String: Int] = [:]
         for report in reports where report.node.id != id {
-            if let status = report.state?.peers[id]?.status { counts[status.rawValue, default: 0] += 1 }
+            if let peer = report.state?.peers[id] { counts[shownStatus(peer), default: 0] += 1 }
         }
         if counts.isEmpty { return "-" }
         if counts.count == 1 { return counts.keys.first! }
-        let order = ["alive", "suspect", "gone", "unknown"]
+        let order = ["alive", "suspect", "dead", "left", "gone", "unknown"]
         return counts.sorted { (order.firstIndex(of: $0.key) ?? 9, $0.key) < (order.firstIndex(of: $1.key) ?? 9, $1.key) }
             .map { "\($0.key):\($0.value)" }.joined(separator: ",")
+    }
+
+    /// The highest incarnation the other nodes' membership reported for `id`, or `-`.
+    static func incarnationSeenByPeers(_ id: String, in reports: [Report]) -> String {
+        let seen = reports.filter { $0.node.id != id }.compactMap { $0.state?.peers[id]?.incarnation }
+        return seen.max().map(String.init) ?? "-"
     }
 
     static func table(_ reports: [Report]) -> Table {
         var table = Table(columns: [
             .init("ID"), .init("CONTROL"), .init("PUB"), .init("REACHABLE"), .init("STATUS"),
-            .init("CHANNELS", alignment: .right), .init("UPTIME", alignment: .right),
+            .init("INCARNATION", alignment: .right), .init("CHANNELS", alignment: .right), .init("UPTIME", alignment: .right),
         ])
         for report in reports {
             let ping = try? report.ping.get()
@@ -98,6 +110,7 @@ struct NodesCommand: RexCtlCommand {
                 ping?.pub ?? report.node.pub ?? "-",
                 ping == nil ? "no" : "yes",
                 statusSeenByPeers(report.node.id, in: reports),
+                incarnationSeenByPeers(report.node.id, in: reports),
                 Formatting.cell(report.metrics?.channels.live),
                 Formatting.milliseconds(ping?.uptimeMs),
             ])
@@ -106,18 +119,27 @@ struct NodesCommand: RexCtlCommand {
     }
 
     /// One JSON document per node for `-o json` (members in this order; `seenBy` in node order).
+    /// `seenBy` keeps the heartbeat-era statuses (dead and left are `gone` there); when the
+    /// membership reported on the node, `membership` follows, by observer: its status (alive,
+    /// suspect, dead or left) and incarnation.
     static func documents(_ reports: [Report]) -> [OrderedJSON] {
         reports.map { report in
             let ping = try? report.ping.get()
             var seenBy = OrderedJSON()
+            var membership = OrderedJSON()
             for other in reports where other.node.id != report.node.id {
-                if let status = other.state?.peers[report.node.id]?.status { seenBy.append(other.node.id, status) }
+                guard let peer = other.state?.peers[report.node.id] else { continue }
+                seenBy.append(other.node.id, peer.status)
+                if let status = peer.membership {
+                    membership.append(other.node.id, ["status": .encoding(status), "incarnation": .encoding(peer.incarnation)] as OrderedJSON)
+                }
             }
             var document: OrderedJSON = [
                 "id": .encoding(report.node.id), "control": .encoding(report.node.control),
                 "pub": .encoding(ping?.pub ?? report.node.pub), "reachable": .encoding(ping != nil), "seenBy": .object(seenBy),
                 "liveChannels": .encoding(report.metrics?.channels.live), "ping": .encoding(ping),
             ]
+            if !membership.members.isEmpty { document.append("membership", .object(membership)) }
             if case .failure(let error) = report.ping { document.append("error", error.descriptionWithoutHint) }
             return document
         }

@@ -1,28 +1,34 @@
 # shellcheck shell=bash
-# Hostile peer, dead-port takeover: n3 is killed, the rogue binds n3's PUB port, the survivors'
-# SUB sockets reconnect to it, and it sends forged heartbeats `$hb.n3` with sequence 1, then
-# 18446744073709551615 (with the epoch field: once in n3's own epoch, once in another one).
-# Neither survivor may die (both did: the heartbeat gap overflowed an Int). On the secured cluster
-# the rogue holds n3's stolen key (without it the takeover fails: 24_secure_dead_port_impostor).
+# Hostile peer, dead-port takeover (SWIM membership): n3 is killed and declared dead, so the
+# survivors drop their connections to its publisher. The rogue then binds n3's PUB port and, to
+# be connected to again, forges n3's comeback on the membership: a ping from "n3" at incarnation
+# UInt64.max (plain: anyone can; secured: the rogue holds n3's stolen key, which CURVE cannot
+# stop — without it the comeback is refused: 24_secure_dead_port_impostor). Once both survivors
+# subscribe to the rogue, it sends forged data from n3 with sequence 1, then
+# 18446744073709551615 (the heartbeat gap that overflowed an Int once crashed both survivors).
+# Neither survivor may die, and n1 must still deliver to n2. A restarted n3 cannot refute the
+# forged incarnation (none is higher); its tombstone expires after 30 s and it is taken again.
 
 hostile_begin --secured dead_port n1 n2
-# With the epoch field, the forgery continues n3's own stream (its epoch, learnt from one of its
-# heartbeats), so the huge sequence is a gap, not a restart.
-heartbeat=$(rogue wire --pub "${H_PUB[n3]}") || hostile_fail "no heartbeat from n3 at ${H_PUB[n3]}"
-epoch=()
-if [ "$(json_get wire <<<"$heartbeat")" = new ]; then epoch=(--epoch "$(json_get epoch <<<"$heartbeat")"); fi
-step "n3's heartbeat: $heartbeat"
+for id in n1 n2; do ctl send "$id" follow dp 'dp.*' >/dev/null; done
 "$CLUSTER_SH" kill n3 >&2
 H_KILLED+=(n3)
-hostile_rogue "${epoch[@]}" takeover --bind "${H_PUB[n3]}" --victim n3 --subscribers 2 \
-    --verify "${H_CONTROL[n1]}" --verify "${H_CONTROL[n2]}" --pub "${H_PUB[n1]}" \
-    --seqs 1,18446744073709551615
-step "rogue: $H_OUT"
-if [ ${#epoch[@]} -gt 0 ] && node_alive n1 && node_alive n2; then
-    # And as a "restart" of n3: another epoch, sequence 1, then UInt64.max again.
-    hostile_rogue --epoch 1 takeover --bind "${H_PUB[n3]}" --victim n3 --subscribers 2 \
-        --verify "${H_CONTROL[n1]}" --verify "${H_CONTROL[n2]}" --pub "${H_PUB[n1]}" \
-        --seqs 1,18446744073709551615
-    step "rogue (epoch 1): $H_OUT"
-fi
+wait_for n1 gone=n3 5s
+wait_for n2 gone=n3 5s
+# Dead means disconnected: a publisher on n3's port, even with n3's own key, hears from nobody.
+out=$(secure_probe impostor --bind "${H_PUB[n3]}" --victim n3 --key "$STATE_DIR/keys/n3.key" --seconds 1.5)
+step "n3's port after it was declared dead: $out"
+[ "$(json_get subscriptions <<<"$out")" = 0 ] || hostile_note "a survivor still subscribed at a dead member's port: $out"
+hostile_rogue_bg takeover takeover --bind "${H_PUB[n3]}" --victim n3 --subscribers 2 --topic dp.forged --follow dp \
+    --verify "${H_CONTROL[n1]}" --verify "${H_CONTROL[n2]}" --seqs 1,18446744073709551615
+for id in n1 n2; do
+    hostile_rogue membership --endpoint "${H_MEMBERSHIP[$id]}" --as n3 \
+        --address "${H_MEMBERSHIP[n3]} ${H_PUB[n3]}" --send "ping-as:n3:18446744073709551615"
+    step "forged comeback of n3 at $id: $H_OUT"
+done
+# (n3 does not stay alive: nobody answers the survivors' probes at its membership endpoint, so it
+# is suspected and declared dead again within a few seconds — which the rogue does not need.)
+until_true 10 test -s "$H_TMP/takeover.out" || hostile_note "the rogue publisher did not finish within 10 s"
+step "rogue: $(cat "$H_TMP/takeover.out" 2>/dev/null)"
+grep -q '"precondition"' "$H_TMP/takeover.out" 2>/dev/null && hostile_note "the takeover could not be set up: $(cat "$H_TMP/takeover.out")"
 hostile_verdict --delivery n1:n2

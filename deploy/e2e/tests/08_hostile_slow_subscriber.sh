@@ -12,7 +12,14 @@ v=$(publish_until_seen n1 sl.t warm n2 slow)
 step "n1 publish sl.t=$v → n2 follows.slow.lastValue=$v"
 
 hostile_rogue_bg slow slow-sub --pub "${H_PUB[n1]}" --ready "$H_TMP/slow.ready" --stop "$H_TMP/slow.stop" --seconds 90
-until_true 6 test -f "$H_TMP/slow.ready" || hostile_fail "the rogue subscriber got no first message from n1 within 6 s"
+# Its first message: n1 publishes until the rogue has one (nodes on the SWIM membership publish
+# nothing idle, no heartbeats).
+first_message() {
+    test -f "$H_TMP/slow.ready" && return 0
+    rexctl send n1 publish sl.t first >/dev/null 2>&1 || true
+    test -f "$H_TMP/slow.ready"
+}
+until_true 6 first_message || hostile_fail "the rogue subscriber got no first message from n1 within 6 s"
 before=$(state_get n2 follows.slow.count)
 hostile_rogue flood --control "${H_CONTROL[n1]}" --topic sl.t --count "${HOSTILE_SLOW_BIG:-26000}" --size 10240 --max-seconds 40
 step "flood of 10 KB publishes: $H_OUT"
@@ -21,7 +28,7 @@ step "flood of 64 B publishes: $H_OUT"
 step "n1 RSS while the rogue still holds on: $(rss_mib "${H_PID[n1]}") MiB; metrics messages: $(rexctl -o json metrics n1 | json_get messages)"
 
 # While the rogue is still subscribed and not reading: n1 keeps serving n2 and n3.
-sleep 0.5   # five heartbeat intervals
+sleep 0.5   # five protocol periods
 marker="marker-$RANDOM"
 rexctl send n1 publish sl.t "$marker" >/dev/null
 if rexctl wait n2 --for "state=follows.slow.lastValue=$marker" --timeout 3s >/dev/null 2>&1; then
@@ -34,7 +41,7 @@ for id in n2 n3; do
     if [ "$status" = alive ]; then
         step "$id sees n1 alive"
     else
-        hostile_note "$id sees n1 $status while a subscriber of n1 does not read (its heartbeats stopped)"
+        hostile_note "$id sees n1 $status while a subscriber of n1 does not read"
     fi
 done
 : >"$H_TMP/slow.stop"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Hostile operator input, reserved topics: `$hb.` is the heartbeat prefix; a `publish` or a `set`
-# on it would forge membership. Both must be refused: rexctl exits non-zero with the node's error
-# reply, and the node's own reply to the raw request says ok=false.
+# Hostile operator input, reserved topics: `$` starts the nodes' own topics (snapshot requests,
+# and `$hb.` heartbeats for a node on the old membership); a `publish` or a `set` on one would
+# forge them. Each must be refused: rexctl exits non-zero with the node's error reply, and the
+# node's own reply to the raw request says ok=false.
 
 hostile_begin --secured reserved_topics n1
 refused() {   # refused WHAT RAW-ACTION-JSON REXCTL-ARGS…
@@ -24,4 +25,5 @@ refused() {   # refused WHAT RAW-ACTION-JSON REXCTL-ARGS…
 }
 refused "publish \$hb.x ''" '{"type": "publish", "topic": "$hb.x", "payload": ""}' publish '$hb.x' ''
 refused "set \$hb.x 1" '{"type": "set", "topic": "$hb.x", "value": "1"}' set '$hb.x' 1
+refused "publish \$snap ''" '{"type": "publish", "topic": "$snap", "payload": ""}' publish '$snap' ''
 hostile_verdict

@@ -43,7 +43,9 @@ final class MembershipHost: Sendable {
         guard let machine = Membership(
             id: id, address: plan.address.text, incarnation: plan.incarnation, settings: plan.settings, seed: plan.seed
         ) else { return nil }
-        core = Mutex(Core(machine: machine))
+        var admitting = machine
+        admitting.admittedIDs = plan.admittedIDs
+        core = Mutex(Core(machine: admitting))
         self.env = env
         self.dispatch = dispatch
         myID = id
@@ -133,7 +135,7 @@ final class MembershipHost: Sendable {
                 if !member.status.isActive { env.transport.membershipForget(member.id) }
                 let pub = MemberAddress(member.address)?.pub ?? ""
                 dispatch(.memberChanged(
-                    id: member.id, endpoint: pub, status: Peer.Status(member.status), incarnation: member.incarnation, atMs: NodeEnvironment.wholeMilliseconds(now)))
+                    id: member.id, endpoint: pub, status: Peer.MembershipStatus(member.status), incarnation: member.incarnation, atMs: NodeEnvironment.wholeMilliseconds(now)))
             }
         }
     }

@@ -19,6 +19,9 @@ struct MembershipPlan: Sendable {
     /// Membership endpoints of running members to join through (`rexnode --join`): the node asks
     /// them until one answers with its table.
     var seeds: [String] = []
+    /// The only member ids the machine takes (a secured node: the cluster members with a key);
+    /// nil: any (a plain node). See `Membership.admittedIDs`.
+    var admittedIDs: Set<String>?
     /// Where the running machine leaves its counters (metrics and tests read them).
     let stats = MembershipStats()
 }
@@ -55,13 +58,14 @@ struct MemberAddress: Hashable, Sendable {
     var text: String { membership + " " + pub }
 }
 
-extension Peer.Status {
-    /// A membership status as the node's peers show it: a dead or left member is `gone`.
+extension Peer.MembershipStatus {
+    /// A membership machine's status as the node's state records it.
     init(_ status: MemberStatus) {
         switch status {
         case .alive: self = .alive
         case .suspect: self = .suspect
-        case .dead, .left: self = .gone
+        case .dead: self = .dead
+        case .left: self = .left
         }
     }
 }

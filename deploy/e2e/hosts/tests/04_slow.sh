@@ -43,8 +43,16 @@ until_true 10 cluster_whole || check_fail "the cluster is not whole 10 s after t
 watch_stop
 
 check_le "h1's peak RSS over its baseline (MiB)" $((h1_peak_mib - h1_base_mib)) "$RSS_BOUND_MIB"
-fast_flaps=$(flaps "$load_at" "$load_end" "$(pairs "$fast" "$fast")" | json_get totals.left)
-check_eq "times a pair among $fast left alive during the load" 0 "$fast_flaps"
+fast_doc=$(flaps "$load_at" "$load_end" "$(pairs "$fast" "$fast")")
+fast_flaps=$(json_get totals.left <<<"$fast_doc")
+if grep -q '"membership"' "$CLUSTER_FILE"; then
+    # SWIM: the slow h4's late acks make it suspect others, gossiped until refuted: a fast pair
+    # may see a brief suspect, never a death.
+    check_eq "times a pair among $fast saw the other gone during the load" 0 "$(json_get totals.gone <<<"$fast_doc")"
+    check_le "times a pair among $fast left alive during the load (suspicions gossiped, refuted)" "$fast_flaps" "$SECONDS_OF_LOAD"
+else
+    check_eq "times a pair among $fast left alive during the load" 0 "$fast_flaps"
+fi
 h4_view=$(flaps "$load_at" "$load_end" "h4>h1" | json_get pairs.h4\>h1)
 h4_not_alive=$(json_get notAliveMs <<<"$h4_view")
 
