@@ -68,7 +68,7 @@ extension EffectEngine {
         let now = clock.now()
         let live = LiveChannel(
             generation: nextGeneration(), lifetime: channel.lifetime, delivery: channel.delivery,
-            broadcasting: channel.payload.name, stats: stats, order: order ?? nextOrder(), since: now, supervised: supervised
+            payloadKind: channel.payload.kind, stats: stats, order: order ?? nextOrder(), since: now, supervised: supervised
         )
         registry[key] = .channel(live)
         let mailbox = self.mailbox
@@ -92,7 +92,7 @@ extension EffectEngine {
     /// Delivers a value into a live instance, paced by the instance's delivery policy.
     @inline(__always)
     func deliver(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        if case .immediate = live.delivery {
+        if live.pacing == nil {
             receive(value, into: live)
         } else {
             deliverPaced(value, into: live, key: key)

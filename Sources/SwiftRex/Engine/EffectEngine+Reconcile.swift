@@ -22,6 +22,8 @@ extension EffectEngine {
         }
         counters.examinedPositions += reconciler.reconcile(desired, change: change)
         let directives = reconciler.directives
+        // A store's first cycle opens everything at once: size the registry for it exactly.
+        if registry.count == 0, directives.count > 1_024 { registry.reserveCapacity(directives.count) }
         for directive in directives {
             switch directive {
             case .open(let position, let stats):
@@ -34,6 +36,7 @@ extension EffectEngine {
                 cancel(id, reason: reason)
             }
         }
+        reconciler.cycleDone()
         guard !directives.isEmpty else { return false }
         counters.changedCycles += 1
         return true

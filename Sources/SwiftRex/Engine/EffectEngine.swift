@@ -10,7 +10,7 @@ final class EffectEngine<Action: Sendable> {
     /// Open, cancel and reopen every new channel instance (checks that bodies tear down cleanly).
     let strictChannels: Bool
 
-    var registry: [AnyHashableSendable: EngineSlot<Action>] = [:]
+    var registry = EngineRegistry<Action>()
     var throttleStamps: [AnyHashableSendable: Duration] = [:]
     var timers = TimerQueue()
     var driver: (deadline: Duration, task: Task<Void, Never>)?
@@ -256,7 +256,7 @@ final class EffectEngine<Action: Sendable> {
         entries.reserveCapacity(registry.count)
         orders.reserveCapacity(registry.count)
         var inFlight = 0
-        for (key, slot) in registry {
+        for (key, slot) in zip(registry.keys, registry.slots) {
             switch slot {
             case .effect, .pending:
                 inFlight += 1
@@ -287,7 +287,7 @@ final class EffectEngine<Action: Sendable> {
 
     /// One-shot runs and pending runs (not channels).
     var inFlightEffectCount: Int {
-        registry.values.reduce(0) { count, slot in
+        registry.slots.reduce(0) { count, slot in
             switch slot {
             case .effect, .pending: count + 1
             case .channel, .settling: count
