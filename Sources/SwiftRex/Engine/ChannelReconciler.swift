@@ -9,7 +9,7 @@ enum ReconcileDirective {
     /// The `.onChange` value at `position` changed: deliver it into the live instance.
     case deliver(position: Int)
     /// The id left the desired set: cancel it.
-    case cancel(id: AnyHashableSendable, reason: String)
+    case cancel(id: AnyHashableSendable, reason: ChannelEventReason)
 }
 
 /// The reconcile diff, sans I/O: the desired list (and which of its positions may have changed)
@@ -18,7 +18,7 @@ enum ReconcileDirective {
 /// engine carries the directives out, in order — so "did this cycle change anything" is "are
 /// there directives", and the diff is testable without opening anything.
 struct ChannelReconciler {
-    static let leftTheSet = "left the desired set"
+    static let leftTheSet = ChannelEventReason.leftTheSet
 
     private(set) var memory = ReconcileMemory()
     /// This cycle's directives: opens, recreates and deliveries in desired order, then cancels

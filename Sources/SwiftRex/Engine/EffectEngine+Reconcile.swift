@@ -57,7 +57,7 @@ extension EffectEngine {
                 kind: .idCollision,
                 message: "supervised channel \(key) displaced a one-shot effect running under the same id"
             ))
-            cancel(key, reason: "displaced by a supervised channel")
+            cancel(key, reason: .displaced)
             openOrSettle(channel, key: key, supervised: true, stats: stats)
         case nil:
             openOrSettle(channel, key: key, supervised: true, stats: stats)
@@ -66,10 +66,10 @@ extension EffectEngine {
 
     private func recreate(_ channel: Channel<Action>, from oldKey: AnyHashableSendable?, stats: ChannelStats) {
         let key = channel.id
-        cancel(key, reason: "reset key changed")
+        cancel(key, reason: .resetKeyChanged)
         counters.recreates += 1
         stats.recreates += 1
-        stats.record(.recreated(from: oldKey, to: channel.lifetime.resetKey), at: clock.now())
+        stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: clock.now())
         openOrSettle(channel, key: key, supervised: true, stats: stats)
     }
 

@@ -68,7 +68,7 @@ final class EffectEngine<Action: Sendable> {
         // Fields are read where they are used: a broadcast (one per message on a busy channel)
         // then never copies the scheduling or the value.
         if component.scheduling.cancelsOnly {
-            if let id = component.scheduling.id { cancel(id, reason: "cancel(id:)") }
+            if let id = component.scheduling.id { cancel(id, reason: .cancelledByID) }
             return
         }
         switch component.kind {
@@ -104,7 +104,7 @@ final class EffectEngine<Action: Sendable> {
                 throttleStamps[key] = now
             }
             // One run per id: a new keyed run replaces whatever ran or waited under it.
-            cancel(key, reason: "replaced", keepingThrottleStamp: true)
+            cancel(key, reason: .replaced, keepingThrottleStamp: true)
         }
         var wait = Duration.zero
         if case .debounce(let quiet) = scheduling.coalesce { wait += quiet.clampedToZero }
@@ -147,7 +147,7 @@ final class EffectEngine<Action: Sendable> {
             run.liveness.end()
             run.token?.disarm()
         case .channel(let live) where live.generation == generation:
-            cancel(key, reason: "completed")
+            cancel(key, reason: .completed)
         default:
             break
         }
@@ -158,7 +158,7 @@ final class EffectEngine<Action: Sendable> {
     /// Cancels whatever runs or waits under `key`. A channel's cancel runs exactly once, after it
     /// left the registry, so nothing it triggers can reach it again.
     @discardableResult
-    func cancel(_ key: AnyHashableSendable, reason: String, keepingThrottleStamp: Bool = false) -> Bool {
+    func cancel(_ key: AnyHashableSendable, reason: ChannelEventReason, keepingThrottleStamp: Bool = false) -> Bool {
         if !keepingThrottleStamp { throttleStamps.removeValue(forKey: key) }
         guard let slot = registry.removeValue(forKey: key) else { return false }
         switch slot {
@@ -174,16 +174,16 @@ final class EffectEngine<Action: Sendable> {
                 lastBroadcastKey = nil
             }
             counters.cancels += 1
-            live.stats.record(.cancelled(reason: reason), at: clock.now())
+            live.stats.recordCancelled(reason, at: clock.now())
             live.handler?.cancel()
         case .settling(let settling):
-            settling.stats.record(.cancelled(reason: reason), at: clock.now())
+            settling.stats.recordCancelled(reason, at: clock.now())
         }
         return true
     }
 
     /// Tears everything down: every run cancelled, every channel's cancel run once.
-    func cancelAll(reason: String) {
+    func cancelAll(reason: ChannelEventReason) {
         driver?.task.cancel()
         driver = nil
         timers.removeAll()

@@ -191,7 +191,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         guard !released else { return }
         released = true
         mailbox.close()
-        engine.cancelAll(reason: "store released")
+        engine.cancelAll(reason: .storeReleased)
         published.removeObservers()
         resumeIdleWaitersIfIdle()
     }
