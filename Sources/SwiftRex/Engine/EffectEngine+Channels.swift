@@ -79,6 +79,10 @@ extension EffectEngine {
             { mailbox.enqueue(.completed(key: key, generation: generation)) }
         )
         counters.opens += 1
+        if let classifier {
+            live.classIndex = classifier.index(of: key)
+            if live.classIndex != ChannelClassifier.unclassified { counters.byClass[Int(live.classIndex)].opens += 1 }
+        }
         stats.opens += 1
         stats.recordOpened(at: now)
         if let value = channel.payload.deliverable {

@@ -68,6 +68,10 @@ extension EffectEngine {
         let key = channel.id
         cancel(key, reason: .resetKeyChanged)
         counters.recreates += 1
+        if let classifier {
+            let index = classifier.index(of: key)
+            if index != ChannelClassifier.unclassified { counters.byClass[Int(index)].recreates += 1 }
+        }
         stats.recreates += 1
         stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: clock.now())
         openOrSettle(channel, key: key, supervised: true, stats: stats)

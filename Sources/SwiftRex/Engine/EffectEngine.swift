@@ -9,6 +9,8 @@ final class EffectEngine<Action: Sendable> {
     let report: @Sendable (StoreDiagnostic) -> Void
     /// Open, cancel and reopen every new channel instance (checks that bodies tear down cleanly).
     let strictChannels: Bool
+    /// Counts lifecycles by class (`counters.byClass`) when set.
+    let classifier: ChannelClassifier?
 
     var registry = EngineRegistry<Action>()
     var throttleStamps: [AnyHashableSendable: Duration] = [:]
@@ -30,11 +32,16 @@ final class EffectEngine<Action: Sendable> {
     private(set) var lastBroadcastReference: Unmanaged<LiveChannel>?
     var lastBroadcastKey: AnyHashableSendable?
 
-    init(clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, report: @escaping @Sendable (StoreDiagnostic) -> Void) {
+    init(
+        clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, classifier: ChannelClassifier? = nil,
+        report: @escaping @Sendable (StoreDiagnostic) -> Void
+    ) {
         self.clock = clock
         self.mailbox = mailbox
         self.strictChannels = strictChannels
+        self.classifier = classifier
         self.report = report
+        if let classifier { counters.byClass = classifier.classes.map(ChannelClassCounters.init(name:)) }
     }
 
     func nextGeneration() -> UInt64 {
@@ -174,6 +181,7 @@ final class EffectEngine<Action: Sendable> {
                 lastBroadcastKey = nil
             }
             counters.cancels += 1
+            if live.classIndex != ChannelClassifier.unclassified { counters.byClass[Int(live.classIndex)].cancels += 1 }
             live.stats.recordCancelled(reason, at: clock.now())
             live.handler?.cancel()
         case .settling(let settling):

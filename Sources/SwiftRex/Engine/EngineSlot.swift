@@ -49,6 +49,8 @@ final class LiveChannel {
     let lifetime: ChannelLifetime
     let payloadKind: ChannelPayload.Kind
     var supervised: Bool
+    /// Its class under the store's `ChannelClassifier` (set at open; unclassified without one).
+    var classIndex = ChannelClassifier.unclassified
 
     /// How values into it are paced.
     var delivery: ChannelDelivery { pacing?.delivery ?? .immediate }
