@@ -168,24 +168,52 @@ struct ChannelReconciler {
         }
         guard fits else { return false }
 
-        // Ids that changed position: which old ones remain (elsewhere) and which new ones arrive.
-        var leaving: Set<AnyHashableSendable> = []
-        var arriving: Set<AnyHashableSendable> = []
+        // Ids that changed position, told apart by marks on their records (no Set, no SipHash:
+        // the records' own index answers). A record whose position now holds another id is
+        // `vacated`; one that reappears at a moved position is `reclaimed` (it moved there).
+        // New ids are checked for duplicates in a scratch index. The marks are cleared again
+        // on every way out, so the full diff never sees them.
+        let neutral = memory.cycle
+        let vacated = neutral &+ 3, reclaimed = neutral &+ 4
+        var departing: [AnyHashableSendable] = []
         if !moved.isEmpty {
+            var touched: [Int] = []
+            touched.reserveCapacity(moved.count)
             for position in moved where memory.positions[position] != ReconcileMemory.vacant {
-                leaving.insert(memory.id(at: position))
+                let slot = Int(memory.positions[position])
+                memory.records[slot].seenCycle = vacated
+                touched.append(slot)
             }
+            var newIDs: [AnyHashableSendable] = []
+            var newIndex = SlotIndex()
+            var duplicate = false
             for position in moved {
                 let id = desired[position].storage.id
                 if id == vacantChannelID { continue }
-                guard arriving.insert(id).inserted else { return false }                       // duplicate
-                if memory.slot(of: id) != nil, !leaving.contains(id) { return false }           // duplicate
+                if let slot = memory.slot(of: id) {
+                    // Declared at a position that did not move too, or twice among the moved.
+                    guard memory.records[slot].seenCycle == vacated else {
+                        duplicate = true
+                        break
+                    }
+                    memory.records[slot].seenCycle = reclaimed
+                } else {
+                    guard newIDs.withUnsafeBufferPointer({ ids in newIndex.slot(of: id) { ids[$0] } }) == nil else {
+                        duplicate = true
+                        break
+                    }
+                    newIndex.insert(id, slot: newIDs.count)
+                    newIDs.append(id)
+                }
             }
-            leaving.subtract(arriving)
+            // The ids that leave, in their previous order (read before the positions change).
+            if !duplicate {
+                for slot in touched where memory.records[slot].seenCycle == vacated { departing.append(memory.records[slot].id) }
+            }
+            for slot in touched { memory.records[slot].seenCycle = neutral }
+            if duplicate { return false }
         }
 
-        // The ids that leave, in their previous order (read before the positions change).
-        let departing = moved.map { memory.id(at: $0) }.filter { leaving.contains($0) }
         for range in ranges {
             examined += range.count
             for position in range {
