@@ -15,12 +15,15 @@ struct Configuration {
     var wakeWindow = 1_000
     var wakeRuns = 2
     var sections: Set<Section> = Set(Section.allCases)
+    /// Another rexbench binary (an earlier build) whose memory child runs next to this one's.
+    var baseline: String?
     var quick = false
 
     enum Section: String, CaseIterable { case dispatch, broadcast, reconcile, memory, wake }
 
     static let usage = """
-        usage: rexbench [--quick] [--only dispatch|broadcast|reconcile|memory|wake]
+        usage: rexbench [--quick] [--only dispatch|broadcast|reconcile|memory|wake] [--baseline PATH]
+          --baseline PATH   an earlier build of rexbench: the memory section measures it in the same run
         """
 
     init(arguments: [String]) throws {
@@ -44,6 +47,11 @@ struct Configuration {
                     throw ConfigurationError.bad(Self.usage)
                 }
                 sections = [section]
+            case "--baseline":
+                guard let path = rest.popFirst(), !path.isEmpty, path.utf8.count <= 4_096 else {
+                    throw ConfigurationError.bad(Self.usage)
+                }
+                baseline = path
             case "-h", "--help":
                 throw ConfigurationError.bad(Self.usage)
             default:

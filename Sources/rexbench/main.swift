@@ -1,7 +1,7 @@
 import Foundation
 
 // rexbench — SwiftRex performance figures: dispatch throughput, reconcile cost, memory per channel.
-// Run with `swift run -c release rexbench [--quick] [--only dispatch|broadcast|reconcile|memory|wake]`.
+// Run with `swift run -c release rexbench [--quick] [--only dispatch|broadcast|reconcile|memory|wake] [--baseline OLD]`.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -40,7 +40,7 @@ if configuration.sections.contains(.reconcile) {
     ))
 }
 if configuration.sections.contains(.memory) {
-    summary.memory(try MemoryBenchmark.run(k: configuration.memoryK, runs: configuration.memoryRuns))
+    summary.memory(try MemoryBenchmark.run(k: configuration.memoryK, runs: configuration.memoryRuns, baseline: configuration.baseline))
 }
 if configuration.sections.contains(.wake) {
     summary.wake(await WakeBenchmark.run(

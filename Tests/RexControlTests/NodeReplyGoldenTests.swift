@@ -184,7 +184,7 @@ import Testing
         let histogram = metrics.replacingOccurrences(of: #""histogram":\[[\[\],0-9]*\]"#, with: #""histogram":[…]"#,
                                                      options: .regularExpression)
         #expect(maskingNumbers(in: histogram) == 
-            #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"live":#,"liveByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"opens":#,"recreates":#},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
+            #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"cancelsByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"live":#,"liveByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"opens":#,"opensByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"recreates":#,"recreatesByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#}},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#)
         // The numbers masked above that this test knows: the live channels by kind (summing to
         // live), and the requests answered so far (this metrics request is not among them yet).
         let result = try #require((try JSONSerialization.jsonObject(with: Data(metrics.utf8)) as? [String: Any])?["result"] as? [String: Any])
@@ -192,6 +192,14 @@ import Testing
         #expect(channels["liveByKind"] as? [String: Int]
             == ["feed": 1, "follow": 2, "heartbeat": 1, "membership": 1, "peer": 1, "publisher": 1])
         #expect(channels["live"] as? Int == 7)
+        // Lifecycles by kind: three follow opens (news, prices, prices again), one recreate and
+        // its cancel; every other kind opened once.
+        #expect(channels["opensByKind"] as? [String: Int]
+            == ["feed": 1, "follow": 3, "heartbeat": 1, "membership": 1, "peer": 1, "publisher": 1])
+        #expect(channels["cancelsByKind"] as? [String: Int]
+            == ["feed": 0, "follow": 1, "heartbeat": 0, "membership": 0, "peer": 0, "publisher": 0])
+        #expect(channels["recreatesByKind"] as? [String: Int]
+            == ["feed": 0, "follow": 1, "heartbeat": 0, "membership": 0, "peer": 0, "publisher": 0])
         let requests = try #require(result["controlRequests"] as? [String: [String: Int]])
         #expect(requests["keep"] == ["ok": 1] && requests["state"] == ["ok": 1] && requests["metrics"] == nil)
         #expect((requests["dispatch"]?["ok"] ?? 0) > 0)

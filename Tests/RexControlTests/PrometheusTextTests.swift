@@ -35,6 +35,28 @@ import Testing
         #expect(!text.contains("rexnode_members"), "absent from an older node's document")
     }
 
+    @Test func channelLifecyclesByKindReplaceTheTotals() {
+        var metrics = document(histogram: [])
+        let older = metrics.prometheusText(nodeID: "n1")
+        #expect(older.contains("# TYPE rexnode_channel_opens_total counter\nrexnode_channel_opens_total \(metrics.channels.opens)\n"),
+                "an older node's document: the totals alone")
+        metrics.channels.opensByKind = ["follow": 5, "feed": 2]
+        metrics.channels.cancelsByKind = ["follow": 3, "feed": 0]
+        metrics.channels.recreatesByKind = ["follow": 1, "feed": 0]
+        let text = metrics.prometheusText(nodeID: "n1")
+        for (name, feed, follow) in [
+            ("rexnode_channel_opens_total", 2, 5), ("rexnode_channel_cancels_total", 0, 3), ("rexnode_channel_recreates_total", 0, 1),
+        ] {
+            #expect(text.contains("""
+                # TYPE \(name) counter
+                \(name){kind="feed"} \(feed)
+                \(name){kind="follow"} \(follow)
+
+                """), "\(name)")
+            #expect(!text.contains("\n\(name) "), "\(name): one family never mixes the total with its parts")
+        }
+    }
+
     @Test func liveChannelsByKindAndControlRequestsByOpAndResult() {
         var metrics = document(histogram: [])
         #expect(metrics.prometheusText(nodeID: "n1").contains("# TYPE rexnode_channels_live gauge\nrexnode_channels_live 3\n"),

@@ -159,6 +159,8 @@ import Testing
             #"rexnode_channels_live{kind="feed"} 1"#, #"rexnode_channels_live{kind="follow"} 0"#,
             #"rexnode_channels_live{kind="peer"} 1"#, #"rexnode_channels_live{kind="membership"} 1"#,
             #"rexnode_channels_live{kind="publisher"} 1"#, #"rexnode_channels_live{kind="heartbeat"} 1"#,
+            #"rexnode_channel_opens_total{kind="feed"} 1"#, #"rexnode_channel_opens_total{kind="publisher"} 1"#,
+            #"rexnode_channel_cancels_total{kind="feed"} 0"#, #"rexnode_channel_recreates_total{kind="feed"} 0"#,
         ] { #expect(text.contains(sample + "\n"), "\(sample)") }
         await node.stop()
     }

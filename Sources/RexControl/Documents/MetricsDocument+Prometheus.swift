@@ -41,9 +41,22 @@ extension MetricsDocument {
             buckets: reconcile.histogram.map { ($0.upperEdgeNanoseconds, $0.count) },
             sumSeconds: (reconcile.buildMs + reconcile.diffMs) / 1000)
 
-        out.counter("rexnode_channel_opens_total", "Channel instances opened (including recreations).", channels.opens)
-        out.counter("rexnode_channel_cancels_total", "Channel instances cancelled (including recreations).", channels.cancels)
-        out.counter("rexnode_channel_recreates_total", "Channel recreations caused by a reset-key change.", channels.recreates)
+        // By kind when the node counts them (the kinds cover every channel, so sum() is the
+        // total, as for rexnode_channels_live); the total alone from an older node.
+        for (name, help, total, byKind) in [
+            ("rexnode_channel_opens_total", "Channel instances opened (including recreations)", channels.opens, channels.opensByKind),
+            ("rexnode_channel_cancels_total", "Channel instances cancelled (including recreations)", channels.cancels, channels.cancelsByKind),
+            ("rexnode_channel_recreates_total", "Channel recreations caused by a reset-key change", channels.recreates, channels.recreatesByKind),
+        ] {
+            if let byKind {
+                out.family(name, "\(help), by kind.", type: "counter")
+                for (kind, count) in byKind.sorted(by: { $0.key < $1.key }) {
+                    out.sample(name, labels: ["kind": kind], Double(count))
+                }
+            } else {
+                out.counter(name, "\(help).", total)
+            }
+        }
         if let byKind = channels.liveByKind {
             // By kind only: the kinds cover every channel, so sum() is the total, and one family
             // never mixes a total with its parts.

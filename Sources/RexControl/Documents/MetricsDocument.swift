@@ -113,13 +113,26 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         /// `heartbeat`), from the same engine snapshot as `live`. Optional: nodes before it did
         /// not send it.
         public var liveByKind: [String: Int]?
+        /// `opens` by kind (the same kinds; they sum to `opens`). Optional: nodes before it
+        /// did not send it.
+        public var opensByKind: [String: Int]?
+        /// `cancels` by kind (they sum to `cancels`). Optional, as `opensByKind`.
+        public var cancelsByKind: [String: Int]?
+        /// `recreates` by kind (they sum to `recreates`). Optional, as `opensByKind`.
+        public var recreatesByKind: [String: Int]?
 
-        public init(opens: Int, cancels: Int, recreates: Int, live: Int, liveByKind: [String: Int]? = nil) {
+        public init(
+            opens: Int, cancels: Int, recreates: Int, live: Int, liveByKind: [String: Int]? = nil,
+            opensByKind: [String: Int]? = nil, cancelsByKind: [String: Int]? = nil, recreatesByKind: [String: Int]? = nil
+        ) {
             self.opens = opens
             self.cancels = cancels
             self.recreates = recreates
             self.live = live
             self.liveByKind = liveByKind
+            self.opensByKind = opensByKind
+            self.cancelsByKind = cancelsByKind
+            self.recreatesByKind = recreatesByKind
         }
     }
 

@@ -26,6 +26,25 @@ enum ChannelKind: String, Sendable, CaseIterable {
     private static let feedPrefix = String(NodeFeature.feedID("").dropLast())
     private static let peerPrefix = String(NodeFeature.peerID("").dropLast())
 
+    /// The engine's classifier for a node's store: channel opens, cancels and recreates counted
+    /// by kind (`ReconcileCounters.byClass`, in `allCases` order), for
+    /// `rexnode_channel_opens_total{kind}` and its siblings.
+    static let classifier = ChannelClassifier(classes: allCases.map(\.rawValue)) { id in
+        allCases.firstIndex(of: ChannelKind(id: id)) ?? 0
+    }
+
+    /// Opens, cancels and recreates by kind, from a store run with `classifier` (nil without it).
+    static func lifecycleCounts(_ counters: ReconcileCounters) -> (opens: [String: Int], cancels: [String: Int], recreates: [String: Int])? {
+        guard !counters.byClass.isEmpty else { return nil }
+        var opens: [String: Int] = [:], cancels: [String: Int] = [:], recreates: [String: Int] = [:]
+        for counts in counters.byClass {
+            opens[counts.name] = counts.opens
+            cancels[counts.name] = counts.cancels
+            recreates[counts.name] = counts.recreates
+        }
+        return (opens, cancels, recreates)
+    }
+
     /// Live channels of `snapshot` by kind, every kind present (zero when none is live).
     static func liveCounts(_ snapshot: KeepSnapshot) -> [String: Int] {
         var counts = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, 0) })

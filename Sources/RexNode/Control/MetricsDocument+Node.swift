@@ -10,6 +10,7 @@ extension MetricsDocument {
         controlRequests: [String: [String: Int]]? = nil
     ) {
         let follows = state.follows.values
+        let lifecycle = ChannelKind.lifecycleCounts(counters)
         self.init(
             uptimeMs: uptimeMs,
             reconcile: Reconcile(
@@ -24,7 +25,8 @@ extension MetricsDocument {
             ),
             channels: Channels(
                 opens: counters.opens, cancels: counters.cancels, recreates: counters.recreates, live: counters.liveChannels,
-                liveByKind: liveByKind
+                liveByKind: liveByKind,
+                opensByKind: lifecycle?.opens, cancelsByKind: lifecycle?.cancels, recreatesByKind: lifecycle?.recreates
             ),
             messages: Messages(
                 published: io.published, received: io.received, malformed: io.malformed, oversized: io.oversized,

@@ -163,7 +163,7 @@ public final class Node: Sendable {
                 let store = Store(
                     initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
                     executor: .custom(reactor),
-                    options: StoreOptions(onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
+                    options: StoreOptions(channelClassifier: ChannelKind.classifier, onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
                 )
                 let controlEndpoint = ((try? controlSocket.lastEndpoint) ?? nil) ?? configuration.controlEndpoint
                 let dispatch = durable?.makeDispatch(store: store, reactor: reactor, nodeID: configuration.id)

@@ -169,7 +169,7 @@ final class BodyChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
 
     override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
         let source = self.source
-        return ErasedChannelHandler(body { action in send(action, source) })
+        return ErasedChannelHandler.erasing(body { action in send(action, source) })
     }
 }
 
@@ -188,7 +188,7 @@ final class PipeChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
 
     override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
         let source = self.source
-        return ErasedChannelHandler(body({ action in send(action, source) }, complete))
+        return ErasedChannelHandler.erasing(body({ action in send(action, source) }, complete))
     }
 }
 
@@ -232,13 +232,28 @@ enum ChannelPayload: Sendable {
         }
     }
 
-    var name: String {
-        switch self {
-        case .none: "nothing"
-        case .onChange: "onChange"
-        case .value: "value"
+    /// Which case this is, in one byte (what a live instance keeps of its payload).
+    enum Kind: UInt8 {
+        case none, onChange, value
+
+        var name: String {
+            switch self {
+            case .none: "nothing"
+            case .onChange: "onChange"
+            case .value: "value"
+            }
         }
     }
+
+    var kind: Kind {
+        switch self {
+        case .none: .none
+        case .onChange: .onChange
+        case .value: .value
+        }
+    }
+
+    var name: String { kind.name }
 }
 
 /// The id of a channel or effect that belongs to one element of a lifted collection.

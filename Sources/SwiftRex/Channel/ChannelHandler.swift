@@ -27,21 +27,46 @@ extension ChannelHandler where Value == Never {
 }
 
 /// A handler with its value type erased, as the engine stores it.
-final class ErasedChannelHandler {
+///
+/// One allocation per live instance: the typed subclass keeps the body's two closures as they
+/// are (wrapping `receive` in an erasing closure cost a second, captured context per instance).
+class ErasedChannelHandler {
     /// Delivers a value; returns false when the value's type does not match the channel's.
-    let receive: (any Sendable) -> Bool
-    let cancel: () -> Void
-
-    init<Value>(_ handler: ChannelHandler<Value>) {
-        let receive = handler.receive
-        self.receive = { value in Self.deliver(value, to: receive) }
-        self.cancel = handler.cancel
+    func receive(_ value: any Sendable) -> Bool {
+        preconditionFailure("Internal inconsistency: ErasedChannelHandler.receive is abstract")
     }
+
+    /// Tears the resource down (the engine calls it exactly once).
+    func cancel() {
+        preconditionFailure("Internal inconsistency: ErasedChannelHandler.cancel is abstract")
+    }
+
+    /// The handler a channel body returned, erased.
+    static func erasing<Value>(_ handler: ChannelHandler<Value>) -> ErasedChannelHandler {
+        TypedChannelHandler(handler)
+    }
+}
+
+/// `ErasedChannelHandler` for one value type.
+final class TypedChannelHandler<Value>: ErasedChannelHandler {
+    private let typedReceive: (Value) -> Void
+    private let typedCancel: () -> Void
+
+    init(_ handler: ChannelHandler<Value>) {
+        typedReceive = handler.receive
+        typedCancel = handler.cancel
+    }
+
+    override func receive(_ value: any Sendable) -> Bool {
+        Self.deliver(value, to: typedReceive)
+    }
+
+    override func cancel() { typedCancel() }
 
     /// Opens the existential and, when its dynamic type is exactly `Value` (the common case),
     /// hands it over without a dynamic cast: this code runs unspecialised, where `as? Value`
     /// costs a runtime cast plus an `Optional<Value>` metadata lookup per delivery.
-    private static func deliver<Value, Given>(_ value: Given, to receive: (Value) -> Void) -> Bool {
+    private static func deliver<Given>(_ value: Given, to receive: (Value) -> Void) -> Bool {
         if ObjectIdentifier(Given.self) == ObjectIdentifier(Value.self) {
             receive(unsafeBitCast(value, to: Value.self))
             return true
@@ -52,7 +77,7 @@ final class ErasedChannelHandler {
     /// Subclasses, existential value types and bridged values take the general cast. Kept out of
     /// line: its `Optional<Value>` would otherwise be looked up on the fast path too.
     @inline(never)
-    private static func deliverCasting<Value, Given>(_ value: Given, to receive: (Value) -> Void) -> Bool {
+    private static func deliverCasting<Given>(_ value: Given, to receive: (Value) -> Void) -> Bool {
         guard let typed = value as? Value else { return false }
         receive(typed)
         return true

@@ -9,7 +9,7 @@ enum ReconcileDirective {
     /// The `.onChange` value at `position` changed: deliver it into the live instance.
     case deliver(position: Int)
     /// The id left the desired set: cancel it.
-    case cancel(id: AnyHashableSendable, reason: String)
+    case cancel(id: AnyHashableSendable, reason: ChannelEventReason)
 }
 
 /// The reconcile diff, sans I/O: the desired list (and which of its positions may have changed)
@@ -18,7 +18,7 @@ enum ReconcileDirective {
 /// engine carries the directives out, in order — so "did this cycle change anything" is "are
 /// there directives", and the diff is testable without opening anything.
 struct ChannelReconciler {
-    static let leftTheSet = "left the desired set"
+    static let leftTheSet = ChannelEventReason.leftTheSet
 
     private(set) var memory = ReconcileMemory()
     /// This cycle's directives: opens, recreates and deliveries in desired order, then cancels
@@ -49,64 +49,102 @@ struct ChannelReconciler {
         case .resized:
             if reconcileInPlace(desired, ranges: [0..<desired.count]) { return examined }
         }
-        examined = desired.count
-        memory.cycle &+= 1
-        let cycle = memory.cycle
-        memory.order.removeAll(keepingCapacity: true)
+        reconcileFully(desired)
+        return examined
+    }
 
-        // Pass 1: collapse duplicates (last declaration wins, first position orders).
-        for (position, channel) in desired.enumerated() where channel.storage.id != vacantChannelID {
-            if let slot = memory.index[channel.id] {
-                if memory.records[slot].seenCycle != cycle {
-                    memory.records[slot].seenCycle = cycle
-                    memory.order.append(slot)
-                }
-                memory.records[slot].desiredIndex = position
+    /// Drops buffers a large cycle left behind (the directives of opening 100,000 channels are
+    /// 5 MiB); the engine calls it once it carried the directives out. Small ones are kept for
+    /// the next cycle.
+    mutating func cycleDone() {
+        if directives.capacity > Self.retainedDirectives { directives = [] }
+    }
+
+    /// The directive buffer kept between cycles (a churn of a few thousand channels a cycle).
+    static let retainedDirectives = 4_096
+
+    /// The full diff. Records carry two marks per cycle: `seen` (declared in this list) and
+    /// `done` (its directive is out, or it is leaving), so no side buffer of records is needed.
+    private mutating func reconcileFully<Action>(_ desired: [Channel<Action>]) {
+        examined = desired.count
+        memory.cycle &+= 2
+        let seen = memory.cycle &- 1, done = memory.cycle
+        if memory.records.capacity < desired.count { memory.records.reserveCapacity(desired.count) }
+        memory.index.reserveCapacity(desired.count)
+
+        // Pass 1: a record per id (last declaration wins); the slot declared at each position.
+        var slots: [Int32] = []
+        slots.reserveCapacity(desired.count)
+        var vacancies = 0
+        for (position, channel) in desired.enumerated() {
+            let id = channel.storage.id
+            if id == vacantChannelID {
+                slots.append(ReconcileMemory.vacant)
+                vacancies += 1
+                continue
+            }
+            if let slot = memory.slot(of: id) {
+                memory.records[slot].seenCycle = seen
+                memory.records[slot].position = Int32(position)
+                slots.append(Int32(slot))
             } else {
-                let slot = memory.records.count
-                memory.records.append(ReconcileMemory.Record(
-                    id: channel.id, resetKey: nil, broadcast: nil, seenCycle: cycle, desiredIndex: position,
-                    isNew: true, stats: ChannelStats()
+                let slot = memory.append(ReconcileMemory.Record(
+                    id: id, resetKey: nil, broadcast: nil, stats: ChannelStats(), position: Int32(position), seenCycle: seen, isNew: true
                 ))
-                memory.index[channel.id] = slot
-                memory.order.append(slot)
+                slots.append(Int32(slot))
             }
         }
 
-        // Pass 2: open, recreate or pipe.
-        for slot in memory.order {
-            let record = memory.records[slot]
-            let channel = desired[record.desiredIndex]
-            let resetKey = channel.lifetime.resetKey
-            let broadcast = channel.payload.broadcastIdentity
-            if record.isNew {
-                directives.append(.open(position: record.desiredIndex, stats: record.stats))
-            } else if record.resetKey != resetKey {
-                directives.append(.recreate(position: record.desiredIndex, from: record.resetKey, stats: record.stats))
-            } else if record.broadcast != broadcast {
-                directives.append(.deliver(position: record.desiredIndex))
+        // Pass 2: open, recreate or pipe, in the order ids first appear.
+        for slot32 in slots where slot32 != ReconcileMemory.vacant {
+            let slot = Int(slot32)
+            guard memory.records[slot].seenCycle == seen else { continue }   // a duplicate, done
+            memory.records[slot].seenCycle = done
+            let position = Int(memory.records[slot].position)
+            let storage = desired[position].storage
+            let resetKey = storage.lifetime.resetKey
+            let broadcast = storage.payload.broadcastIdentity
+            if memory.records[slot].isNew {
+                directives.append(.open(position: position, stats: memory.records[slot].stats))
+                memory.records[slot].isNew = false
+            } else if memory.records[slot].resetKey != resetKey {
+                directives.append(.recreate(position: position, from: memory.records[slot].resetKey, stats: memory.records[slot].stats))
+            } else if memory.records[slot].broadcast != broadcast {
+                directives.append(.deliver(position: position))
             }
-            memory.records[slot].isNew = false
             memory.records[slot].resetKey = resetKey
             memory.records[slot].broadcast = broadcast
         }
 
         // Pass 3: cancel ids that left the set, in their order in the previous list (every
-        // record that is not of this cycle was in it).
-        for previous in memory.lastSignature {
-            guard let slot = memory.index[previous.id], memory.records[slot].seenCycle != cycle else { continue }
-            directives.append(.cancel(id: previous.id, reason: Self.leftTheSet))
-            removeRecord(previous.id)
+        // record not declared in this one was in it), then forget them.
+        let firstCancel = directives.count
+        for slot32 in memory.positions where slot32 != ReconcileMemory.vacant {
+            let slot = Int(slot32)
+            let mark = memory.records[slot].seenCycle
+            guard mark != seen, mark != done else { continue }
+            memory.records[slot].seenCycle = done
+            directives.append(.cancel(id: memory.records[slot].id, reason: Self.leftTheSet))
         }
+        for case .cancel(let id, _) in directives[firstCancel...] { memory.removeRecord(id) }
 
-        memory.remember(desired)
-        return examined
+        // The slots moved by the removals: rebuild the positions from the records.
+        if directives.count > firstCancel {
+            for position in slots.indices where slots[position] != ReconcileMemory.vacant { slots[position] = -2 }
+            for slot in memory.records.indices { slots[Int(memory.records[slot].position)] = Int32(slot) }
+            for position in slots.indices where slots[position] == -2 {
+                // An earlier declaration of a duplicated id.
+                slots[position] = Int32(memory.slot(of: desired[position].storage.id) ?? -1)
+            }
+        }
+        memory.positions = slots
+        memory.vacancies = vacancies
     }
 
     /// The common case: most ids sit at the same positions as last cycle. Unchanged positions
-    /// cost two comparisons and no hashing; only positions whose reset key or value changed, and
-    /// positions whose id changed (a few ids replaced by others), touch the index. An unchanged
-    /// cycle is two linear scans with no allocation.
+    /// cost a look at their record and no hashing; only positions whose reset key or value
+    /// changed, and positions whose id changed (a few ids replaced by others), touch the index.
+    /// An unchanged cycle is two linear scans with no allocation.
     ///
     /// Only positions inside `ranges` are examined: the others hold what they held last cycle.
     ///
@@ -116,91 +154,119 @@ struct ChannelReconciler {
         let count = desired.count
         // Same length, and last cycle had no duplicate ids (one record per position).
         // Vacant positions (a keyed lift's free slots) have no record.
-        guard count == memory.lastSignature.count, memory.records.count + memory.vacancies == count, count > 0 else { return false }
+        guard count == memory.positions.count, memory.records.count + memory.vacancies == count, count > 0 else { return false }
         var moved: [Int] = []
         let limit = max(count / 4, 1)
         let fits = desired.withUnsafeBufferPointer { channels in
-            memory.lastSignature.withUnsafeBufferPointer { signatures in
-                for range in ranges {
-                    for position in range where channels[position].storage.id != signatures[position].id {
-                        moved.append(position)
-                        if moved.count > limit { return false }
-                    }
+            for range in ranges {
+                for position in range where channels[position].storage.id != memory.id(at: position) {
+                    moved.append(position)
+                    if moved.count > limit { return false }
                 }
-                return true
             }
+            return true
         }
         guard fits else { return false }
 
-        // Ids that changed position: which old ones remain (elsewhere) and which new ones arrive.
-        var leaving: Set<AnyHashableSendable> = []
-        var arriving: Set<AnyHashableSendable> = []
+        // Ids that changed position, told apart by marks on their records (no Set, no SipHash:
+        // the records' own index answers). A record whose position now holds another id is
+        // `vacated`; one that reappears at a moved position is `reclaimed` (it moved there).
+        // New ids are checked for duplicates in a scratch index. The marks are cleared again
+        // on every way out, so the full diff never sees them.
+        let neutral = memory.cycle
+        let vacated = neutral &+ 3, reclaimed = neutral &+ 4
+        var departing: [AnyHashableSendable] = []
         if !moved.isEmpty {
-            for position in moved where memory.lastSignature[position].id != vacantChannelID {
-                leaving.insert(memory.lastSignature[position].id)
+            var touched: [Int] = []
+            touched.reserveCapacity(moved.count)
+            for position in moved where memory.positions[position] != ReconcileMemory.vacant {
+                let slot = Int(memory.positions[position])
+                memory.records[slot].seenCycle = vacated
+                touched.append(slot)
             }
+            var newIDs: [AnyHashableSendable] = []
+            var newIndex = SlotIndex()
+            var duplicate = false
             for position in moved {
                 let id = desired[position].storage.id
                 if id == vacantChannelID { continue }
-                guard arriving.insert(id).inserted else { return false }                       // duplicate
-                if memory.index[id] != nil, !leaving.contains(id) { return false }              // duplicate
+                if let slot = memory.slot(of: id) {
+                    // Declared at a position that did not move too, or twice among the moved.
+                    guard memory.records[slot].seenCycle == vacated else {
+                        duplicate = true
+                        break
+                    }
+                    memory.records[slot].seenCycle = reclaimed
+                } else {
+                    guard newIDs.withUnsafeBufferPointer({ ids in newIndex.slot(of: id) { ids[$0] } }) == nil else {
+                        duplicate = true
+                        break
+                    }
+                    newIndex.insert(id, slot: newIDs.count)
+                    newIDs.append(id)
+                }
             }
-            leaving.subtract(arriving)
+            // The ids that leave, in their previous order (read before the positions change).
+            if !duplicate {
+                for slot in touched where memory.records[slot].seenCycle == vacated { departing.append(memory.records[slot].id) }
+            }
+            for slot in touched { memory.records[slot].seenCycle = neutral }
+            if duplicate { return false }
         }
 
-        // The ids that leave, in their previous order (read before the signatures change).
-        let departing = moved.map { memory.lastSignature[$0].id }.filter { leaving.contains($0) }
         for range in ranges {
             examined += range.count
             for position in range {
                 let storage = desired[position].storage
                 let resetKey = storage.lifetime.resetKey
                 let broadcast = storage.payload.broadcastIdentity
-                let previous = memory.lastSignature[position]
-                if previous.id == storage.id, resetKey == previous.resetKey, broadcast == previous.broadcast { continue }
-                // A position freed (its id, in `leaving`, is cancelled below) or taken.
-                if storage.id == vacantChannelID {
-                    memory.vacancies += 1
-                    memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: nil, broadcast: nil)
-                    continue
+                let previous = memory.positions[position]
+                if previous == ReconcileMemory.vacant {
+                    if storage.id == vacantChannelID { continue }
+                    memory.vacancies -= 1
+                } else {
+                    let record = Int(previous)
+                    if memory.records[record].id == storage.id, memory.records[record].resetKey == resetKey,
+                       memory.records[record].broadcast == broadcast { continue }
+                    // A position freed (its id, in `leaving`, is cancelled below) or taken.
+                    if storage.id == vacantChannelID {
+                        memory.vacancies += 1
+                        memory.positions[position] = ReconcileMemory.vacant
+                        continue
+                    }
                 }
-                if previous.id == vacantChannelID { memory.vacancies -= 1 }
-                if let slot = memory.index[storage.id] {
-                    let record = memory.records[slot]
-                    if record.resetKey != resetKey {
-                        directives.append(.recreate(position: position, from: record.resetKey, stats: record.stats))
-                    } else if record.broadcast != broadcast {
+                let sameID = previous != ReconcileMemory.vacant && memory.records[Int(previous)].id == storage.id
+                if let slot = sameID ? Int(previous) : memory.slot(of: storage.id) {
+                    if memory.records[slot].resetKey != resetKey {
+                        directives.append(.recreate(position: position, from: memory.records[slot].resetKey, stats: memory.records[slot].stats))
+                    } else if memory.records[slot].broadcast != broadcast {
                         directives.append(.deliver(position: position))
                     }
                     memory.records[slot].resetKey = resetKey
                     memory.records[slot].broadcast = broadcast
+                    memory.records[slot].position = Int32(position)
+                    memory.positions[position] = Int32(slot)
                 } else {
                     let stats = ChannelStats()
-                    memory.index[storage.id] = memory.records.count
-                    memory.records.append(ReconcileMemory.Record(
-                        id: storage.id, resetKey: resetKey, broadcast: broadcast, seenCycle: memory.cycle,
-                        desiredIndex: position, isNew: false, stats: stats
+                    let slot = memory.append(ReconcileMemory.Record(
+                        id: storage.id, resetKey: resetKey, broadcast: broadcast, stats: stats, position: Int32(position),
+                        seenCycle: memory.cycle, isNew: false
                     ))
                     directives.append(.open(position: position, stats: stats))
+                    memory.positions[position] = Int32(slot)
                 }
-                memory.lastSignature[position] = ReconcileMemory.Signature(id: storage.id, resetKey: resetKey, broadcast: broadcast)
             }
         }
-        // Ids that left: cancelled after every open of this cycle.
+        // Ids that left: cancelled after every open of this cycle. A record moved by the
+        // swap-remove keeps its position, which must point at its new slot (unless that record
+        // is leaving too: its old position already belongs to another).
         for id in departing {
             directives.append(.cancel(id: id, reason: Self.leftTheSet))
-            removeRecord(id)
+            let lastSlot = Int32(memory.records.count - 1)
+            if let moved = memory.removeRecord(id), memory.positions[Int(moved.position)] == lastSlot {
+                memory.positions[Int(moved.position)] = Int32(moved.slot)
+            }
         }
         return true
-    }
-
-    /// Drops the memory of one id (swap-remove keeps the records dense).
-    private mutating func removeRecord(_ id: AnyHashableSendable) {
-        guard let slot = memory.index.removeValue(forKey: id) else { return }
-        let last = memory.records.removeLast()
-        if slot < memory.records.count {
-            memory.records[slot] = last
-            memory.index[last.id] = slot
-        }
     }
 }

@@ -10,7 +10,7 @@ struct DeliveryPacer {
         /// Deliver this value into the handler now.
         var deliver: (any Sendable)?
         /// A value was dropped (counted, and logged with this reason).
-        var dropped: String?
+        var dropped: ChannelEventReason?
         /// Arm a timer for this instant; when it fires, call the matching `…Ended` event.
         var armTimer: Duration?
         /// The debounce arrival the timer belongs to (it names the value it may deliver).
@@ -52,10 +52,10 @@ struct DeliveryPacer {
         case .throttle(let interval, let latest, let windowStart, var trailing, var armed):
             if let windowStart, now - windowStart < interval {
                 guard latest else {
-                    decision.dropped = "throttled"
+                    decision.dropped = .throttled
                     return decision
                 }
-                if trailing != nil { decision.dropped = "superseded in throttle window" }
+                if trailing != nil { decision.dropped = .supersededInThrottleWindow }
                 trailing = value
                 if !armed {
                     armed = true
@@ -67,7 +67,7 @@ struct DeliveryPacer {
             state = .throttle(interval: interval, latest: latest, windowStart: now, trailing: trailing, armed: armed)
             decision.deliver = value
         case .debounce(let quiet, let waiting, let sequence):
-            if waiting != nil { decision.dropped = "superseded in debounce window" }
+            if waiting != nil { decision.dropped = .supersededInDebounceWindow }
             let next = sequence &+ 1
             state = .debounce(quiet: quiet, waiting: value, sequence: next)
             decision.armTimer = now + quiet

@@ -29,7 +29,7 @@ extension EffectEngine {
             counters.drops += 1
             if case .settling(let settling) = registry[key] {
                 settling.stats.drops += 1
-                settling.stats.record(.dropped(reason: "broadcast while settling"), at: clock.now())
+                settling.stats.recordDropped(.broadcastWhileSettling, at: clock.now())
             }
         }
     }
@@ -42,7 +42,7 @@ extension EffectEngine {
             registry[key] = .settling(SettlingChannel(
                 generation: generation, channel: channel, stats: stats, order: nextOrder(), since: now, supervised: supervised
             ))
-            stats.record(.settling, at: now)
+            stats.recordSettling(at: now)
             timers.schedule(at: now + settle, .openSettled(key: key, generation: generation))
             armDriver()
         } else {
@@ -56,7 +56,7 @@ extension EffectEngine {
         if strictChannels {
             // Strict mode: every new instance is torn down and opened again at once, which flushes
             // out bodies whose cancel does not undo what they opened.
-            cancel(key, reason: "strict mode")
+            cancel(key, reason: .strictMode)
             _ = openInstance(channel, key: key, supervised: supervised, stats: stats, order: live.order)
         }
     }
@@ -68,7 +68,7 @@ extension EffectEngine {
         let now = clock.now()
         let live = LiveChannel(
             generation: nextGeneration(), lifetime: channel.lifetime, delivery: channel.delivery,
-            broadcasting: channel.payload.name, stats: stats, order: order ?? nextOrder(), since: now, supervised: supervised
+            payloadKind: channel.payload.kind, stats: stats, order: order ?? nextOrder(), since: now, supervised: supervised
         )
         registry[key] = .channel(live)
         let mailbox = self.mailbox
@@ -79,8 +79,12 @@ extension EffectEngine {
             { mailbox.enqueue(.completed(key: key, generation: generation)) }
         )
         counters.opens += 1
+        if let classifier {
+            live.classIndex = classifier.index(of: key)
+            if live.classIndex != ChannelClassifier.unclassified { counters.byClass[Int(live.classIndex)].opens += 1 }
+        }
         stats.opens += 1
-        stats.record(.opened, at: now)
+        stats.recordOpened(at: now)
         if let value = channel.payload.deliverable {
             // The value on open is not paced, but it starts a throttle window.
             live.pacing?.pacer.openedWithValue(at: now)
@@ -92,7 +96,7 @@ extension EffectEngine {
     /// Delivers a value into a live instance, paced by the instance's delivery policy.
     @inline(__always)
     func deliver(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        if case .immediate = live.delivery {
+        if live.pacing == nil {
             receive(value, into: live)
         } else {
             deliverPaced(value, into: live, key: key)
@@ -131,13 +135,13 @@ extension EffectEngine {
             counters.deliveries += 1
             live.stats.deliveries += 1
         } else {
-            drop(live, reason: "value type does not match the channel")
+            drop(live, reason: .typeMismatch)
         }
     }
 
-    private func drop(_ live: LiveChannel, reason: String) {
+    private func drop(_ live: LiveChannel, reason: ChannelEventReason) {
         counters.drops += 1
         live.stats.drops += 1
-        live.stats.record(.dropped(reason: reason), at: clock.now())
+        live.stats.recordDropped(reason, at: clock.now())
     }
 }

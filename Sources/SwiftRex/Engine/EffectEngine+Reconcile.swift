@@ -22,6 +22,8 @@ extension EffectEngine {
         }
         counters.examinedPositions += reconciler.reconcile(desired, change: change)
         let directives = reconciler.directives
+        // A store's first cycle opens everything at once: size the registry for it exactly.
+        if registry.count == 0, directives.count > 1_024 { registry.reserveCapacity(directives.count) }
         for directive in directives {
             switch directive {
             case .open(let position, let stats):
@@ -34,6 +36,7 @@ extension EffectEngine {
                 cancel(id, reason: reason)
             }
         }
+        reconciler.cycleDone()
         guard !directives.isEmpty else { return false }
         counters.changedCycles += 1
         return true
@@ -54,7 +57,7 @@ extension EffectEngine {
                 kind: .idCollision,
                 message: "supervised channel \(key) displaced a one-shot effect running under the same id"
             ))
-            cancel(key, reason: "displaced by a supervised channel")
+            cancel(key, reason: .displaced)
             openOrSettle(channel, key: key, supervised: true, stats: stats)
         case nil:
             openOrSettle(channel, key: key, supervised: true, stats: stats)
@@ -63,10 +66,14 @@ extension EffectEngine {
 
     private func recreate(_ channel: Channel<Action>, from oldKey: AnyHashableSendable?, stats: ChannelStats) {
         let key = channel.id
-        cancel(key, reason: "reset key changed")
+        cancel(key, reason: .resetKeyChanged)
         counters.recreates += 1
+        if let classifier {
+            let index = classifier.index(of: key)
+            if index != ChannelClassifier.unclassified { counters.byClass[Int(index)].recreates += 1 }
+        }
         stats.recreates += 1
-        stats.record(.recreated(from: oldKey, to: channel.lifetime.resetKey), at: clock.now())
+        stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: clock.now())
         openOrSettle(channel, key: key, supervised: true, stats: stats)
     }
 

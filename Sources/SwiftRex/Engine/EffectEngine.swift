@@ -9,8 +9,10 @@ final class EffectEngine<Action: Sendable> {
     let report: @Sendable (StoreDiagnostic) -> Void
     /// Open, cancel and reopen every new channel instance (checks that bodies tear down cleanly).
     let strictChannels: Bool
+    /// Counts lifecycles by class (`counters.byClass`) when set.
+    let classifier: ChannelClassifier?
 
-    var registry: [AnyHashableSendable: EngineSlot<Action>] = [:]
+    var registry = EngineRegistry<Action>()
     var throttleStamps: [AnyHashableSendable: Duration] = [:]
     var timers = TimerQueue()
     var driver: (deadline: Duration, task: Task<Void, Never>)?
@@ -30,11 +32,16 @@ final class EffectEngine<Action: Sendable> {
     private(set) var lastBroadcastReference: Unmanaged<LiveChannel>?
     var lastBroadcastKey: AnyHashableSendable?
 
-    init(clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, report: @escaping @Sendable (StoreDiagnostic) -> Void) {
+    init(
+        clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, classifier: ChannelClassifier? = nil,
+        report: @escaping @Sendable (StoreDiagnostic) -> Void
+    ) {
         self.clock = clock
         self.mailbox = mailbox
         self.strictChannels = strictChannels
+        self.classifier = classifier
         self.report = report
+        if let classifier { counters.byClass = classifier.classes.map(ChannelClassCounters.init(name:)) }
     }
 
     func nextGeneration() -> UInt64 {
@@ -68,7 +75,7 @@ final class EffectEngine<Action: Sendable> {
         // Fields are read where they are used: a broadcast (one per message on a busy channel)
         // then never copies the scheduling or the value.
         if component.scheduling.cancelsOnly {
-            if let id = component.scheduling.id { cancel(id, reason: "cancel(id:)") }
+            if let id = component.scheduling.id { cancel(id, reason: .cancelledByID) }
             return
         }
         switch component.kind {
@@ -104,7 +111,7 @@ final class EffectEngine<Action: Sendable> {
                 throttleStamps[key] = now
             }
             // One run per id: a new keyed run replaces whatever ran or waited under it.
-            cancel(key, reason: "replaced", keepingThrottleStamp: true)
+            cancel(key, reason: .replaced, keepingThrottleStamp: true)
         }
         var wait = Duration.zero
         if case .debounce(let quiet) = scheduling.coalesce { wait += quiet.clampedToZero }
@@ -147,7 +154,7 @@ final class EffectEngine<Action: Sendable> {
             run.liveness.end()
             run.token?.disarm()
         case .channel(let live) where live.generation == generation:
-            cancel(key, reason: "completed")
+            cancel(key, reason: .completed)
         default:
             break
         }
@@ -158,7 +165,7 @@ final class EffectEngine<Action: Sendable> {
     /// Cancels whatever runs or waits under `key`. A channel's cancel runs exactly once, after it
     /// left the registry, so nothing it triggers can reach it again.
     @discardableResult
-    func cancel(_ key: AnyHashableSendable, reason: String, keepingThrottleStamp: Bool = false) -> Bool {
+    func cancel(_ key: AnyHashableSendable, reason: ChannelEventReason, keepingThrottleStamp: Bool = false) -> Bool {
         if !keepingThrottleStamp { throttleStamps.removeValue(forKey: key) }
         guard let slot = registry.removeValue(forKey: key) else { return false }
         switch slot {
@@ -174,16 +181,17 @@ final class EffectEngine<Action: Sendable> {
                 lastBroadcastKey = nil
             }
             counters.cancels += 1
-            live.stats.record(.cancelled(reason: reason), at: clock.now())
+            if live.classIndex != ChannelClassifier.unclassified { counters.byClass[Int(live.classIndex)].cancels += 1 }
+            live.stats.recordCancelled(reason, at: clock.now())
             live.handler?.cancel()
         case .settling(let settling):
-            settling.stats.record(.cancelled(reason: reason), at: clock.now())
+            settling.stats.recordCancelled(reason, at: clock.now())
         }
         return true
     }
 
     /// Tears everything down: every run cancelled, every channel's cancel run once.
-    func cancelAll(reason: String) {
+    func cancelAll(reason: ChannelEventReason) {
         driver?.task.cancel()
         driver = nil
         timers.removeAll()
@@ -256,7 +264,7 @@ final class EffectEngine<Action: Sendable> {
         entries.reserveCapacity(registry.count)
         orders.reserveCapacity(registry.count)
         var inFlight = 0
-        for (key, slot) in registry {
+        for (key, slot) in zip(registry.keys, registry.slots) {
             switch slot {
             case .effect, .pending:
                 inFlight += 1
@@ -287,7 +295,7 @@ final class EffectEngine<Action: Sendable> {
 
     /// One-shot runs and pending runs (not channels).
     var inFlightEffectCount: Int {
-        registry.values.reduce(0) { count, slot in
+        registry.slots.reduce(0) { count, slot in
             switch slot {
             case .effect, .pending: count + 1
             case .channel, .settling: count

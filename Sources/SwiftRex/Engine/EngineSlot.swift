@@ -32,30 +32,39 @@ final class PendingEffect<Action: Sendable> {
 }
 
 /// One open channel instance and its per-instance delivery state.
+///
+/// Kept small (one allocation per live channel, 100,000s of them in a node): the delivery policy
+/// lives in the pacer box (absent for immediate channels) and the payload kind is one byte; the
+/// ordering of the stored properties packs the small fields together.
 final class LiveChannel {
     let generation: UInt64
+    let order: UInt64
     let liveness = Liveness()
-    let lifetime: ChannelLifetime
-    let delivery: ChannelDelivery
-    let broadcasting: String
     /// Pacing state of a throttled or debounced instance (nil: immediate). Boxed, so an
     /// immediate instance (most of them) pays one pointer for it.
     let pacing: Pacing?
     let stats: ChannelStats
-    let order: UInt64
-    let since: Duration
-    var supervised: Bool
     var handler: ErasedChannelHandler?
+    let since: Duration
+    let lifetime: ChannelLifetime
+    let payloadKind: ChannelPayload.Kind
+    var supervised: Bool
+    /// Its class under the store's `ChannelClassifier` (set at open; unclassified without one).
+    var classIndex = ChannelClassifier.unclassified
+
+    /// How values into it are paced.
+    var delivery: ChannelDelivery { pacing?.delivery ?? .immediate }
+    /// `nothing`, `onChange` or `value`.
+    var broadcasting: String { payloadKind.name }
 
     init(
-        generation: UInt64, lifetime: ChannelLifetime, delivery: ChannelDelivery, broadcasting: String,
+        generation: UInt64, lifetime: ChannelLifetime, delivery: ChannelDelivery, payloadKind: ChannelPayload.Kind,
         stats: ChannelStats, order: UInt64, since: Duration, supervised: Bool
     ) {
         self.generation = generation
         self.lifetime = lifetime
-        self.delivery = delivery
-        self.pacing = DeliveryPacer(delivery).map(Pacing.init)
-        self.broadcasting = broadcasting
+        self.pacing = DeliveryPacer(delivery).map { Pacing($0, delivery: delivery) }
+        self.payloadKind = payloadKind
         self.stats = stats
         self.order = order
         self.since = since
@@ -85,6 +94,11 @@ final class SettlingChannel<Action: Sendable> {
 /// A live instance's pacer, kept apart from the instance so immediate instances do not carry it.
 final class Pacing {
     var pacer: DeliveryPacer
+    /// The policy the pacer runs (what the instance reports).
+    let delivery: ChannelDelivery
 
-    init(_ pacer: DeliveryPacer) { self.pacer = pacer }
+    init(_ pacer: DeliveryPacer, delivery: ChannelDelivery) {
+        self.pacer = pacer
+        self.delivery = delivery
+    }
 }

@@ -110,6 +110,9 @@ public struct ReconcileCounters: Sendable, Equatable {
     public var totalDiffDuration: Duration = .zero
     /// Every cycle's wall time (build plus diff), for percentiles.
     public var cycleDurations = DurationHistogram()
+    /// Opens, cancels and recreates per class of the store's `ChannelClassifier`, in its order
+    /// (empty without one).
+    public var byClass: [ChannelClassCounters] = []
     /// Live channel instances now (opens − cancels).
     public var liveChannels: Int { opens - cancels }
 

@@ -52,7 +52,7 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
     ) {
         runtime = StoreRuntime(
             initial: initial, behavior: behavior, environment: environment, clock: EngineClock(erasing: clock),
-            executor: executor, strictChannels: options.strictChannels,
+            executor: executor, strictChannels: options.strictChannels, channelClassifier: options.channelClassifier,
             runawayThreshold: options.runawayThreshold, testInbox: testInbox, report: options.onDiagnostic
         )
         if behavior.supervises { runtime.mailbox.enqueue(.reconcile) }
@@ -142,6 +142,9 @@ public struct StoreOptions: Sendable {
     /// Open, cancel and reopen every new channel instance: flushes out bodies whose cancel does
     /// not undo what they opened.
     public var strictChannels: Bool
+    /// Sorts channels into classes whose opens, cancels and recreates the engine counts apart
+    /// (`ReconcileCounters.byClass`); nil (the default) counts totals only, at no cost.
+    public var channelClassifier: ChannelClassifier?
     /// Receives diagnostics; by default they are written to standard error.
     public var onDiagnostic: @Sendable (StoreDiagnostic) -> Void
 
@@ -150,10 +153,12 @@ public struct StoreOptions: Sendable {
     public init(
         runawayThreshold: Int = 1_000,
         strictChannels: Bool = false,
+        channelClassifier: ChannelClassifier? = nil,
         onDiagnostic: @escaping @Sendable (StoreDiagnostic) -> Void = StoreOptions.printToStandardError
     ) {
         self.runawayThreshold = runawayThreshold
         self.strictChannels = strictChannels
+        self.channelClassifier = channelClassifier
         self.onDiagnostic = onDiagnostic
     }
 

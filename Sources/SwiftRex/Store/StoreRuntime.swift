@@ -41,6 +41,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         clock: EngineClock,
         executor: StoreExecutor,
         strictChannels: Bool,
+        channelClassifier: ChannelClassifier? = nil,
         runawayThreshold: Int,
         testInbox: TestInbox<Action>?,
         report: @escaping @Sendable (StoreDiagnostic) -> Void
@@ -57,7 +58,9 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         self.environment = environment
         self.storedState = initial
         self.supervisor = behavior.supervisor?.makeInstance()
-        self.engine = EffectEngine(clock: clock, mailbox: mailbox, strictChannels: strictChannels, report: report)
+        self.engine = EffectEngine(
+            clock: clock, mailbox: mailbox, strictChannels: strictChannels, classifier: channelClassifier, report: report
+        )
         let weakSelf = WeakRuntime(self)
         target.set { weakSelf.runtime?.schedule { $0.drain() } }
     }
@@ -191,7 +194,7 @@ actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendable> {
         guard !released else { return }
         released = true
         mailbox.close()
-        engine.cancelAll(reason: "store released")
+        engine.cancelAll(reason: .storeReleased)
         published.removeObservers()
         resumeIdleWaitersIfIdle()
     }

@@ -45,6 +45,41 @@ import Testing
         #expect(reconciler.directives.isEmpty)
     }
 
+    /// The in-place diff hands a list that turns out to hold duplicates to the full diff, having
+    /// changed nothing itself: a new id at two moved positions, and a moved-in id that still
+    /// sits at a position that did not move.
+    @Test func duplicatesAmongMovedPositionsFallBackToTheFullDiff() {
+        var reconciler = ChannelReconciler()
+        let first = (0..<16).map { Self.channel("c\($0)") }
+        _ = reconciler.reconcile(first, change: .resized)
+        var second = first
+        second[1] = Self.channel("new")
+        second[5] = Self.channel("new")
+        #expect(reconciler.reconcile(second, change: .ranges([1..<2, 5..<6])) == 16, "the full diff examined everything")
+        #expect(Self.describe(reconciler, second) == ["open new", "cancel c1", "cancel c5"])
+        var third = second
+        third[2] = Self.channel("c7")   // c7 stays at 7 too
+        #expect(reconciler.reconcile(third, change: .ranges([2..<3])) == 16)
+        #expect(Self.describe(reconciler, third) == ["cancel c2"])
+        // Back to one declaration per id: the in-place diff runs again, and its marks were cleared.
+        var fourth = third
+        fourth[2] = Self.channel("c2")
+        fourth[5] = Self.channel("c5")
+        #expect(reconciler.reconcile(fourth, change: .resized) == 16)
+        #expect(Self.describe(reconciler, fourth) == ["open c2", "open c5"])
+        var fifth = fourth
+        fifth[0] = Self.channel("c3")
+        fifth[3] = Self.channel("c0")   // a swap: both move, nothing opens or closes
+        fifth[4] = Self.channel("z")
+        #expect(reconciler.reconcile(fifth, change: .ranges([0..<1, 3..<5])) == 3, "in place: only the named positions")
+        #expect(Self.describe(reconciler, fifth) == ["open z", "cancel c4"])
+        // From a duplicate-free list, a moved-in id that also stays where it was.
+        var sixth = fifth
+        sixth[2] = Self.channel("c7")
+        #expect(reconciler.reconcile(sixth, change: .ranges([2..<3])) == 16, "the full diff examined everything")
+        #expect(Self.describe(reconciler, sixth) == ["cancel c2"])
+    }
+
     @Test func duplicateIdsOpenOnceAndTheLastDeclarationWins() {
         var reconciler = ChannelReconciler()
         let desired = [Self.channel("a", key: 1), Self.channel("b"), Self.channel("a", key: 2)]

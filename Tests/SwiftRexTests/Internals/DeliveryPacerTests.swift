@@ -14,7 +14,7 @@ import Testing
         let first = pacer.arrived(1, at: Self.ms(0))
         #expect(first.deliver as? Int == 1 && first.dropped == nil && first.armTimer == nil)
         let inside = pacer.arrived(2, at: Self.ms(99))
-        #expect(inside.deliver == nil && inside.dropped == "throttled" && inside.armTimer == nil)
+        #expect(inside.deliver == nil && inside.dropped == .throttled && inside.armTimer == nil)
         let next = pacer.arrived(3, at: Self.ms(100))
         #expect(next.deliver as? Int == 3, "a new window")
     }
@@ -25,7 +25,7 @@ import Testing
         let held = pacer.arrived(1, at: Self.ms(20))
         #expect(held.deliver == nil && held.dropped == nil && held.armTimer == Self.ms(110), "held, timer armed at the window's end")
         let superseding = pacer.arrived(2, at: Self.ms(30))
-        #expect(superseding.dropped == "superseded in throttle window" && superseding.armTimer == nil, "the timer is armed once")
+        #expect(superseding.dropped == .supersededInThrottleWindow && superseding.armTimer == nil, "the timer is armed once")
         let end = pacer.throttleWindowEnded(at: Self.ms(110))
         #expect(end.deliver as? Int == 2)
         // Delivering at the window's end starts the next window.
@@ -40,7 +40,7 @@ import Testing
         let a = pacer.arrived("a", at: Self.ms(0))
         #expect(a.deliver == nil && a.dropped == nil && a.armTimer == Self.ms(50))
         let b = pacer.arrived("b", at: Self.ms(20))
-        #expect(b.dropped == "superseded in debounce window" && b.armTimer == Self.ms(70) && b.sequence == a.sequence + 1)
+        #expect(b.dropped == .supersededInDebounceWindow && b.armTimer == Self.ms(70) && b.sequence == a.sequence + 1)
         #expect(pacer.quietPeriodEnded(sequence: a.sequence).deliver == nil, "the first timer names a superseded arrival")
         #expect(pacer.quietPeriodEnded(sequence: b.sequence).deliver as? String == "b")
         #expect(pacer.quietPeriodEnded(sequence: b.sequence).deliver == nil, "delivered once")

@@ -61,15 +61,15 @@ import Testing
 
     @Test func handlerTakesExactTypesAndCastsTheRest() {
         var received: [String] = []
-        let exact = ErasedChannelHandler(ChannelHandler(receive: { (value: Int) in received.append("int \(value)") }, cancel: {}))
+        let exact = ErasedChannelHandler.erasing(ChannelHandler(receive: { (value: Int) in received.append("int \(value)") }, cancel: {}))
         #expect(exact.receive(5))
         #expect(!exact.receive("five"))
 
-        let existential = ErasedChannelHandler(ChannelHandler(receive: { (shape: any Shape) in received.append("sides \(shape.sides)") }, cancel: {}))
+        let existential = ErasedChannelHandler.erasing(ChannelHandler(receive: { (shape: any Shape) in received.append("sides \(shape.sides)") }, cancel: {}))
         #expect(existential.receive(Square()))        // dynamic type Square, handler type `any Shape`
         #expect(!existential.receive(3))
 
-        let base = ErasedChannelHandler(ChannelHandler(receive: { (animal: Animal) in received.append("legs \(animal.legs)") }, cancel: {}))
+        let base = ErasedChannelHandler.erasing(ChannelHandler(receive: { (animal: Animal) in received.append("legs \(animal.legs)") }, cancel: {}))
         #expect(base.receive(Dog()))                   // a subclass instance
         #expect(received == ["int 5", "sides 4", "legs 4"])
     }

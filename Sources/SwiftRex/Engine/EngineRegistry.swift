@@ -1,0 +1,67 @@
+/// The engine's registry: what runs under each id (one slot per id), dense arrays plus a
+/// `SlotIndex`.
+///
+/// A `Dictionary<AnyHashableSendable, EngineSlot>` cost about 126 bytes per id at 100,000 ids
+/// (a power-of-two table at most 3/4 full stores key and value per bucket); here an id costs its
+/// key and slot once (48 bytes) plus its share of the index (8 bytes per bucket). Removal is a
+/// swap with the last entry, so iteration order is not insertion order (the snapshot sorts by
+/// each instance's open order).
+struct EngineRegistry<Action: Sendable> {
+    private(set) var keys: [AnyHashableSendable] = []
+    private(set) var slots: [EngineSlot<Action>] = []
+    private var index = SlotIndex()
+
+    /// Ids registered.
+    var count: Int { keys.count }
+
+    @inline(__always)
+    private func position(of key: AnyHashableSendable) -> Int? {
+        keys.withUnsafeBufferPointer { keys in index.slot(of: key) { keys[$0] } }
+    }
+
+    /// What runs under `key`; assigning nil removes it.
+    subscript(key: AnyHashableSendable) -> EngineSlot<Action>? {
+        get { position(of: key).map { slots[$0] } }
+        set {
+            guard let newValue else {
+                removeValue(forKey: key)
+                return
+            }
+            if let position = position(of: key) {
+                slots[position] = newValue
+            } else {
+                index.insert(key, slot: keys.count)
+                keys.append(key)
+                slots.append(newValue)
+            }
+        }
+    }
+
+    /// Removes and returns what runs under `key`.
+    @discardableResult
+    mutating func removeValue(forKey key: AnyHashableSendable) -> EngineSlot<Action>? {
+        guard let position = position(of: key) else { return nil }
+        index.remove(key, slot: position)
+        let last = keys.count - 1
+        let removed: EngineSlot<Action>
+        if position == last {
+            keys.removeLast()
+            removed = slots.removeLast()
+        } else {
+            removed = slots[position]
+            let movedKey = keys.removeLast()
+            slots[position] = slots.removeLast()
+            keys[position] = movedKey
+            index.move(movedKey, from: last, to: position)
+        }
+        return removed
+    }
+
+    /// Makes room for `capacity` ids; used before a large first open, so the arrays are not left
+    /// up to twice the size they need.
+    mutating func reserveCapacity(_ capacity: Int) {
+        keys.reserveCapacity(capacity)
+        slots.reserveCapacity(capacity)
+        index.reserveCapacity(capacity)
+    }
+}
