@@ -1,20 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Every target compiles in Swift 6 language mode with complete strict concurrency.
-// Release builds specialize the generic core (Store, engine, Channel) into the modules that use
-// it; without this every store runs unspecialized through value witnesses (~4x fewer actions/s).
-// They also skip run-time exclusivity checks (debug builds and tests keep them): ~5 % of a node's
-// per-message time. SwiftPM refuses unsafe flags in version-based dependencies: a package that
-// depends on this one that way builds with SWIFTREX_PORTABLE=1 set, which drops them.
-let releaseSpeed: [SwiftSetting] = Context.environment["SWIFTREX_PORTABLE"] == nil
-    ? [.unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-    : []
-
+// Every target compiles in Swift 6 language mode with complete strict concurrency, and no
+// unsafe flags: SwiftPM accepts the package as a versioned dependency. The generic core is made
+// specialisable across modules in the source instead (`@inlinable` / `@usableFromInline` on the
+// dispatch and drain paths), and run-time exclusivity checks are switched off only on the few
+// properties where they were measured, each with `@exclusivity(unchecked)` and a comment.
 let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-] + releaseSpeed
+]
 
 let package = Package(
     name: "SwiftRex",

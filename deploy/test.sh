@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's "test" command: installs what is missing, builds and runs the unit tests
-# (swift build --build-tests && swift test), the API docs (deploy/docs.sh), then the end-to-end suite against a real
+# (swift build --build-tests && swift test), the API docs (deploy/docs.sh), the example package built against a
+# tagged clone by version (deploy/example.sh), then the end-to-end suite against a real
 # multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
@@ -55,6 +56,9 @@ if [ -n "$unit" ]; then
     phase "API compatibility (against the last version tag)" "$DEPLOY_SCRIPTS_DIR/api-check.sh" || true
 fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
+if [ -n "$unit" ]; then
+    phase "example package (SwiftRex 0.1.0 by version, release)" "$DEPLOY_SCRIPTS_DIR/example.sh" || true
+fi
 # The suite's closing line is repeated last, after the timing table, for whoever reads the end.
 e2e_result=$(mktemp)
 trap 'rm -f "$e2e_result"' EXIT

@@ -39,7 +39,7 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
         self.timeout = timeout
         self.store = Store(
             initial: initial, behavior: behavior, environment: environment, clock: clock, executor: .queue(label: "SwiftRex.TestStore"),
-            options: options, testInbox: inbox
+            options: options, interceptor: inbox
         )
     }
 

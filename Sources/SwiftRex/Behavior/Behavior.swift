@@ -12,12 +12,14 @@
 ///     .supervise { state in Supervision { _ in … } }
 /// ```
 public struct Behavior<Action: Sendable, State, Environment>: Sendable {
-    typealias Reduce = @Sendable (Action, inout State) -> Void
-    typealias Produce = @Sendable (Action, ProduceContext<State, Environment>) -> Effect<Action>
+    @usableFromInline typealias Reduce = @Sendable (Action, inout State) -> Void
+    @usableFromInline typealias Produce = @Sendable (Action, ProduceContext<State, Environment>) -> Effect<Action>
     typealias Supervise = SupervisorPlan<State, Environment, Action>
 
-    let reducer: Reduce?
-    let producer: Produce?
+    // Usable from inlinable code: a store's drain loop, specialised in the client module, calls
+    // them per action.
+    @usableFromInline let reducer: Reduce?
+    @usableFromInline let producer: Produce?
     let supervisor: Supervise?
 
     init(reducer: Reduce?, producer: Produce?, supervisor: Supervise?) {
@@ -108,13 +110,20 @@ public struct Behavior<Action: Sendable, State, Environment>: Sendable {
 public struct ProduceContext<State, Environment> {
     /// Settable inside the library only: the store reduces each action in place here, so every
     /// `produce` of a batch borrows the state rather than copying it.
-    public internal(set) var state: State
+    @usableFromInline var storedState: State
     /// The dependencies the store was created with.
     public let environment: Environment
 
+    /// The state after this action's reducers ran.
+    @inlinable
+    public var state: State {
+        _read { yield storedState }
+    }
+
     /// A context over `state` and `environment` (for calling a produce directly, as in a test).
+    @inlinable
     public init(state: State, environment: Environment) {
-        self.state = state
+        self.storedState = state
         self.environment = environment
     }
 }

@@ -19,7 +19,7 @@ public struct Channel<Action: Sendable>: Sendable {
 
     /// One allocation holds the declaration and its body: a supervise builds thousands of
     /// channels per cycle and the engine copies them around, and a copy is then a single retain.
-    let storage: ChannelStorage<Action>
+    @usableFromInline let storage: ChannelStorage<Action>
 
     /// The registry key, shared with keyed effects.
     public var id: AnyHashableSendable { storage.id }
@@ -43,6 +43,7 @@ public struct Channel<Action: Sendable>: Sendable {
     ///   - function: The declaring function.
     ///   - line: The declaring line.
     ///   - body: opens the resource; receives `dispatch` and returns the handler.
+    @inlinable
     public init<Value: Hashable & Sendable>(
         id: some Hashable & Sendable,
         lifetime: ChannelLifetime = .permanent,
@@ -65,6 +66,7 @@ public struct Channel<Action: Sendable>: Sendable {
     }
 
     /// Declares a channel fed only by `Effect.broadcast` (its value type need not be hashable).
+    @inlinable
     public init<Value: Sendable>(
         id: some Hashable & Sendable,
         lifetime: ChannelLifetime = .permanent,
@@ -116,7 +118,7 @@ public struct Channel<Action: Sendable>: Sendable {
     }
 
     /// Negative pacing durations count as zero.
-    static func sanitized(_ delivery: ChannelDelivery) -> ChannelDelivery {
+    @usableFromInline static func sanitized(_ delivery: ChannelDelivery) -> ChannelDelivery {
         switch delivery {
         case .immediate: .immediate
         case .throttle(let interval, let latest): .throttle(interval.clampedToZero, latest: latest)
@@ -126,6 +128,7 @@ public struct Channel<Action: Sendable>: Sendable {
 }
 
 /// The immutable declaration behind a `Channel` value; subclasses know how to open it.
+@usableFromInline
 class ChannelStorage<Action: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every stored property here and in the subclasses is an immutable
     // `let` of a `Sendable` type (values and `@Sendable` closures).
@@ -155,10 +158,12 @@ class ChannelStorage<Action: Sendable>: @unchecked Sendable {
 }
 
 /// A channel declared with a body that receives `dispatch` (supervised and `Effect.open` channels).
+@usableFromInline
 final class BodyChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>, @unchecked Sendable {
     // @unchecked Sendable: see ChannelStorage; `body` is an immutable `@Sendable` closure.
     let body: @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
 
+    @usableFromInline
     init(
         id: AnyHashableSendable, lifetime: ChannelLifetime, delivery: ChannelDelivery, source: ActionSource,
         payload: ChannelPayload, body: @escaping @Sendable (_ dispatch: @escaping @Sendable (Action) -> Void) -> ChannelHandler<Value>
@@ -211,6 +216,7 @@ final class MappedChannelStorage<Inner: Sendable, Action: Sendable>: ChannelStor
 }
 
 /// What a channel delivers into its handler.
+@usableFromInline
 enum ChannelPayload: Sendable {
     /// `.nothing`: opens silently.
     case none

@@ -11,6 +11,7 @@ public struct ActionSource: Sendable, Hashable, CustomStringConvertible {
     public let line: UInt
 
     /// A source at `file`, `function` and `line`.
+    @inlinable
     public init(file: String, function: String, line: UInt) {
         self.file = file
         self.function = function
@@ -28,12 +29,14 @@ public struct DispatchedAction<Action: Sendable>: Sendable {
     public let source: ActionSource
 
     /// Pairs `action` with a known `source`.
+    @inlinable
     public init(_ action: Action, source: ActionSource) {
         self.action = action
         self.source = source
     }
 
     /// Pairs `action` with the caller's location.
+    @inlinable
     public init(_ action: Action, file: String = #fileID, function: String = #function, line: UInt = #line) {
         self.init(action, source: ActionSource(file: file, function: function, line: line))
     }

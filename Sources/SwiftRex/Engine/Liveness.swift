@@ -5,10 +5,11 @@ import Synchronization
 /// Actions sent by a run carry its liveness; the store drops them at processing time once the run
 /// was torn down or replaced. Checking at processing time, on the store's executor where teardown
 /// happens, is what makes "nothing fires after teardown" hold even for a send already in flight.
+@usableFromInline
 final class Liveness: Sendable {
     private let alive = Atomic<Bool>(true)
 
-    var isAlive: Bool { alive.load(ordering: .acquiring) }
+    @usableFromInline var isAlive: Bool { alive.load(ordering: .acquiring) }
 
     func end() { alive.store(false, ordering: .releasing) }
 }

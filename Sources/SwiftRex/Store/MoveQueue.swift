@@ -4,33 +4,38 @@
 /// while iterating and destroys it again when emptied, which for an action with several strings
 /// is a visible share of a store's per-action cost. Here `append` moves the item in and
 /// `popFirst` moves it out: ownership passes through without a retain or release.
+///
+/// Inlinable (with its fields usable from inlinable code): every store's mailbox is one, and a
+/// client module specialises it for its own action type instead of moving items through value
+/// witnesses.
+@usableFromInline
 struct MoveQueue<Element>: ~Copyable {
-    private var storage: UnsafeMutablePointer<Element>?
-    private var capacity = 0
+    @usableFromInline var storage: UnsafeMutablePointer<Element>?
+    @usableFromInline var capacity = 0
     /// Items live in `head..<end`.
-    private var head = 0
-    private var end = 0
+    @usableFromInline var head = 0
+    @usableFromInline var end = 0
 
-    init() {}
+    @inlinable init() {}
 
-    deinit {
+    @inlinable deinit {
         if let storage {
             (storage + head).deinitialize(count: end - head)
             storage.deallocate()
         }
     }
 
-    var count: Int { end - head }
-    var isEmpty: Bool { head == end }
+    @inlinable var count: Int { end - head }
+    @inlinable var isEmpty: Bool { head == end }
 
-    mutating func append(_ element: consuming Element) {
+    @inlinable mutating func append(_ element: consuming Element) {
         if end == capacity { grow() }
         (storage.unsafelyUnwrapped + end).initialize(to: element)
         end += 1
     }
 
     /// Moves the oldest item out; nil once empty (the capacity is kept for reuse).
-    mutating func popFirst() -> Element? {
+    @inlinable mutating func popFirst() -> Element? {
         guard head < end else {
             head = 0
             end = 0
@@ -42,21 +47,22 @@ struct MoveQueue<Element>: ~Copyable {
     }
 
     /// Destroys every item left, keeping the capacity.
-    mutating func removeAll() {
+    @inlinable mutating func removeAll() {
         if let storage { (storage + head).deinitialize(count: end - head) }
         head = 0
         end = 0
     }
 
     /// Exchanges contents with `other` (both keep their own capacity).
-    mutating func swapContents(with other: inout MoveQueue) {
+    @inlinable mutating func swapContents(with other: inout MoveQueue) {
         swap(&storage, &other.storage)
         swap(&capacity, &other.capacity)
         swap(&head, &other.head)
         swap(&end, &other.end)
     }
 
-    private mutating func grow() {
+    /// Out of line: it runs once per doubling, and keeps `append` small enough to inline.
+    @inlinable @inline(never) mutating func grow() {
         let live = end - head
         let newCapacity = Swift.max(16, live * 2)
         let fresh = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)

@@ -1,26 +1,33 @@
-import Synchronization
+// Public: the inlinable read and publish paths below use its Mutex.
+public import Synchronization
 
 /// The state as of the last finished batch, readable from any thread, and its observers.
 ///
 /// Publishing costs one lock and one retain per batch (state is copy-on-write), not per action.
+/// Reading and publishing are inlinable, specialised with the drain loop for the store's state.
+@usableFromInline
 final class PublishedState<State: Sendable>: Sendable {
-    private let current: Mutex<State>
+    @usableFromInline let current: Mutex<State>
     /// Observers are boxed: closures kept directly in a `Mutex` are re-thunked on each access.
-    private final class Observer: Sendable {
-        let notify: @Sendable (State) -> Void
+    @usableFromInline
+    final class Observer: Sendable {
+        @usableFromInline let notify: @Sendable (State) -> Void
         init(_ notify: @escaping @Sendable (State) -> Void) { self.notify = notify }
     }
 
-    private let observers = Mutex<[UInt64: Observer]>([:])
+    @usableFromInline let observers = Mutex<[UInt64: Observer]>([:])
     private let nextObserver = Atomic<UInt64>(0)
 
+    @usableFromInline
     init(_ initial: State) {
         current = Mutex(initial)
     }
 
+    @inlinable
     var value: State { current.withLock { $0 } }
 
     /// Stores `state` and calls every observer with it (on the store's executor).
+    @inlinable
     func publish(_ state: State) {
         current.withLock { $0 = state }
         let callbacks = observers.withLock { $0.isEmpty ? [] : Array($0.values) }

@@ -15,7 +15,7 @@ import Glibc
 /// Releasing the store tears everything down on its executor: every channel's cancel runs once,
 /// every effect is cancelled, and later sends are dropped.
 public final class Store<Action: Sendable, State: Sendable, Environment: Sendable>: Sendable {
-    let runtime: StoreRuntime<Action, State, Environment>
+    @usableFromInline let runtime: StoreRuntime<Action, State, Environment>
 
     /// Creates a store.
     ///
@@ -26,7 +26,10 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
     ///   - clock: The clock every engine timer reads (delays, debounces, settle, delivery pacing).
     ///   - executor: Where state lives and everything runs; a private serial queue by default.
     ///   - options: Runaway threshold, strict channel mode, and where diagnostics go.
-    public convenience init(
+    // Inlinable: the store's drain loop is armed here, so it is compiled (specialised) for this
+    // store's types in the module that creates it.
+    @inlinable
+    public init(
         initial: State,
         behavior: Behavior<Action, State, Environment>,
         environment: Environment,
@@ -34,13 +37,16 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
         executor: StoreExecutor = .queue(),
         options: StoreOptions = StoreOptions()
     ) {
-        self.init(
+        runtime = StoreRuntime(
             initial: initial, behavior: behavior, environment: environment, clock: clock, executor: executor,
-            options: options, testInbox: nil
+            strictChannels: options.strictChannels, channelClassifier: options.channelClassifier,
+            runawayThreshold: options.runawayThreshold, interceptor: nil, report: options.onDiagnostic
         )
+        runtime.armDrain()
+        if behavior.supervises { runtime.mailbox.enqueue(.reconcile) }
     }
 
-    /// A store whose effect- and channel-sent actions are held in `testInbox` (the test kit).
+    /// A store whose effect- and channel-sent actions go to `interceptor` (the test kit's seam).
     package init(
         initial: State,
         behavior: Behavior<Action, State, Environment>,
@@ -48,13 +54,14 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
         clock: any Clock<Duration>,
         executor: StoreExecutor,
         options: StoreOptions,
-        testInbox: TestInbox<Action>?
+        interceptor: any FeedbackInterceptor<Action>
     ) {
         runtime = StoreRuntime(
-            initial: initial, behavior: behavior, environment: environment, clock: EngineClock(erasing: clock),
-            executor: executor, strictChannels: options.strictChannels, channelClassifier: options.channelClassifier,
-            runawayThreshold: options.runawayThreshold, testInbox: testInbox, report: options.onDiagnostic
+            initial: initial, behavior: behavior, environment: environment, clock: clock, executor: executor,
+            strictChannels: options.strictChannels, channelClassifier: options.channelClassifier,
+            runawayThreshold: options.runawayThreshold, interceptor: interceptor, report: options.onDiagnostic
         )
+        runtime.armDrain()
         if behavior.supervises { runtime.mailbox.enqueue(.reconcile) }
     }
 
@@ -63,18 +70,19 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
     }
 
     /// Queues `action` for processing on the store's executor. Callable from any thread.
+    @inlinable
     public func dispatch(_ action: Action, file: String = #fileID, function: String = #function, line: UInt = #line) {
-        runtime.mailbox.enqueueAction(
-            DispatchedAction(action, source: ActionSource(file: file, function: function, line: line)), liveness: nil
-        )
+        runtime.mailbox.enqueueDispatched(DispatchedAction(action, source: ActionSource(file: file, function: function, line: line)))
     }
 
     /// Queues an action keeping its original provenance.
+    @inlinable
     public func dispatch(_ dispatched: DispatchedAction<Action>) {
-        runtime.mailbox.enqueueAction(dispatched, liveness: nil)
+        runtime.mailbox.enqueueDispatched(dispatched)
     }
 
     /// The state as of the last processed batch. Callable from any thread.
+    @inlinable
     public var state: State { runtime.published.value }
 
     /// Calls `didChange` on the store's executor with the new state after every batch that ran a
@@ -122,6 +130,7 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
 
 extension Store where Environment == Void {
     /// Creates a store whose behavior needs no environment.
+    @inlinable
     public convenience init(
         initial: State,
         behavior: Behavior<Action, State, Void>,

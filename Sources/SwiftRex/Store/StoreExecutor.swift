@@ -12,13 +12,14 @@ public protocol ClosureRunningExecutor: SerialExecutor {
 
 /// The serial executor a store runs on, chosen at init.
 public struct StoreExecutor: Sendable {
+    @usableFromInline
     enum Kind: Sendable {
         case main
         case closureRunning(any ClosureRunningExecutor)
         case serial(any SerialExecutor)
     }
 
-    let kind: Kind
+    @usableFromInline let kind: Kind
 
     /// The main actor (apps with a main run loop or an async `main`).
     public static var main: StoreExecutor { StoreExecutor(kind: .main) }

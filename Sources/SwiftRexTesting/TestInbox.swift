@@ -1,8 +1,14 @@
 import Synchronization
+import SwiftRex
 
 /// Actions sent by effects and channels while a test kit drives the store: held for the test to
 /// `receive` one by one instead of being processed automatically.
-package final class TestInbox<Action: Sendable>: Sendable {
+///
+/// It plugs into the store as its `FeedbackInterceptor`, so the core carries none of this. An
+/// action counts if its run is live when it is sent, which is when the test kit takes it (the
+/// store would check when it processes it; a run that completes right after sending has ended
+/// by then, and what it sent still counts). One sent after its run was torn down is dropped.
+final class TestInbox<Action: Sendable>: FeedbackInterceptor {
     private struct Contents {
         var held: [DispatchedAction<Action>] = []
         var waiters: [UInt64: CheckedContinuation<DispatchedAction<Action>?, Never>] = [:]
@@ -11,9 +17,10 @@ package final class TestInbox<Action: Sendable>: Sendable {
 
     private let contents = Mutex(Contents())
 
-    package init() {}
+    init() {}
 
-    func hold(_ action: DispatchedAction<Action>) {
+    func intercept(_ action: DispatchedAction<Action>, liveness: RunLiveness) {
+        guard liveness.isAlive else { return }   // a torn-down channel or replaced run is silent
         let waiter = contents.withLock { contents -> CheckedContinuation<DispatchedAction<Action>?, Never>? in
             if let (id, waiter) = contents.waiters.min(by: { $0.key < $1.key }) {
                 contents.waiters.removeValue(forKey: id)
@@ -26,10 +33,10 @@ package final class TestInbox<Action: Sendable>: Sendable {
     }
 
     /// Actions held and not yet taken.
-    package var pending: [DispatchedAction<Action>] { contents.withLock { $0.held } }
+    var pending: [DispatchedAction<Action>] { contents.withLock { $0.held } }
 
     /// Takes the oldest held action, waiting up to `timeout` (wall clock) for one to arrive.
-    package func next(timeout: Duration) async -> DispatchedAction<Action>? {
+    func next(timeout: Duration) async -> DispatchedAction<Action>? {
         let id = contents.withLock { contents -> UInt64 in
             contents.nextWaiter += 1
             return contents.nextWaiter
@@ -58,5 +65,5 @@ package final class TestInbox<Action: Sendable>: Sendable {
     }
 
     /// Drops every held action.
-    package func clear() { contents.withLock { $0.held.removeAll() } }
+    func clear() { contents.withLock { $0.held.removeAll() } }
 }
