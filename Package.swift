@@ -69,7 +69,8 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
         .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),
-        .testTarget(name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport"]),
+        .testTarget(
+            name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport"]),
         .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
         .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ", "NodeTestSupport"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's "test" command: installs what is missing, builds and runs the unit tests
-# (swift build --build-tests && swift test), the API docs (deploy/docs.sh), the example package built against a
-# tagged clone by version (deploy/example.sh), then the end-to-end suite against a real
+# The README's "test" command: installs what is missing, checks the format (swift-format lint),
+# builds and runs the unit tests (swift build --build-tests && swift test), the API docs
+# (deploy/docs.sh), the example package built against a tagged clone by version
+# (deploy/example.sh), then the end-to-end suite against a real
 # multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
@@ -45,6 +46,9 @@ summary() {
 
 phase "system packages" ensure_system_packages || { summary; exit 1; }
 if [ -n "$unit" ]; then
+    # The style every Swift file keeps (.swift-format); `swift-format format -i -r Sources Tests
+    # Package.swift Examples` fixes what this reports.
+    phase "format (swift-format lint --strict)" swift-format lint --strict --recursive Sources Tests Package.swift Examples || true
     phase "build (debug, tests)" swift build --build-tests || { summary; exit 1; }
     # One test at a time. A node's watches no longer wait for Swift's cooperative pool (ticks and
     # rounds run on Dispatch queues), but its timers (follow settles, feed intervals, heartbeats:

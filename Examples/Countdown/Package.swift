@@ -13,7 +13,8 @@ let swiftRexCheckout = URL(fileURLWithPath: Context.packageDirectory).appendingP
 
 let swiftRex: Package.Dependency = swiftRexURL.map { .package(url: $0, from: "0.1.0") } ?? .package(path: swiftRexCheckout.path)
 // SwiftPM names a dependency after the last component of its URL or path.
-let swiftRexIdentity = (swiftRexURL.flatMap(URL.init(string:))?.deletingPathExtension().lastPathComponent
+let swiftRexIdentity =
+    (swiftRexURL.flatMap(URL.init(string:))?.deletingPathExtension().lastPathComponent
     ?? swiftRexCheckout.lastPathComponent).lowercased()
 
 let package = Package(
@@ -27,9 +28,11 @@ let package = Package(
     targets: [
         .target(name: "Countdown", dependencies: [.product(name: "SwiftRex", package: swiftRexIdentity)]),
         .executableTarget(name: "CountdownBench", dependencies: ["Countdown", .product(name: "SwiftRex", package: swiftRexIdentity)]),
-        .testTarget(name: "CountdownTests", dependencies: [
-            "Countdown", .product(name: "SwiftRexTesting", package: swiftRexIdentity),
-        ]),
+        .testTarget(
+            name: "CountdownTests",
+            dependencies: [
+                "Countdown", .product(name: "SwiftRexTesting", package: swiftRexIdentity),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

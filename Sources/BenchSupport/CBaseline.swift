@@ -9,10 +9,12 @@ public enum CBaseline {
     public static func build(from sourceDirectory: String, into buildDirectory: String) -> Bool {
         try? FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
         for program in programs {
-            let gcc = ChildProcess(executable: "/usr/bin/env", arguments: [
-                "gcc", "-O2", "-Wall", "-I", sourceDirectory, "-o", "\(buildDirectory)/\(program)",
-                "\(sourceDirectory)/\(program).c", "-lzmq", "-lpthread",
-            ])
+            let gcc = ChildProcess(
+                executable: "/usr/bin/env",
+                arguments: [
+                    "gcc", "-O2", "-Wall", "-I", sourceDirectory, "-o", "\(buildDirectory)/\(program)",
+                    "\(sourceDirectory)/\(program).c", "-lzmq", "-lpthread",
+                ])
             gcc.start()
             let (_, status) = gcc.collectOutput(timeout: .seconds(60))
             if status != 0 { return false }

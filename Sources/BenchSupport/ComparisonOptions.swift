@@ -25,7 +25,9 @@ public struct ComparisonOptions: Sendable {
             case "--no-c": runC = false
             case "--reps":
                 index += 1
-                guard index < arguments.count, let reps = Int(arguments[index]), reps > 0 else { throw OptionError("--reps needs a number") }
+                guard index < arguments.count, let reps = Int(arguments[index]), reps > 0 else {
+                    throw OptionError("--reps needs a number")
+                }
                 self.repetitions = reps
             case "--baseline":
                 index += 1

@@ -17,7 +17,9 @@ extension Membership {
     /// Bytes from the network: decoded (a failure is counted and dropped), then handled.
     /// `from`: the member id the transport authenticated (e.g. by its CURVE key), if it knows it;
     /// a message claiming another sender is dropped and counted.
-    public mutating func receive(_ bytes: [UInt8], from authenticated: String? = nil, now: Duration, into directives: inout [MembershipDirective]) {
+    public mutating func receive(
+        _ bytes: [UInt8], from authenticated: String? = nil, now: Duration, into directives: inout [MembershipDirective]
+    ) {
         do {
             let message = try MembershipMessage(decoding: bytes)
             receive(message, from: authenticated, now: now, into: &directives)
@@ -27,7 +29,9 @@ extension Membership {
     }
 
     /// A decoded message; `from` as for the bytes.
-    public mutating func receive(_ message: MembershipMessage, from authenticated: String? = nil, now: Duration, into directives: inout [MembershipDirective]) {
+    public mutating func receive(
+        _ message: MembershipMessage, from authenticated: String? = nil, now: Duration, into directives: inout [MembershipDirective]
+    ) {
         counters.messagesReceived += 1
         if let authenticated, authenticated != message.sender {
             counters.senderMismatches += 1
@@ -39,8 +43,8 @@ extension Membership {
             return
         }
         guard message.sender != me.id,
-              MembershipWire.fits(message.sender, limit: MembershipWire.maxIDBytes),
-              MembershipWire.fits(message.senderAddress, limit: MembershipWire.maxAddressBytes)
+            MembershipWire.fits(message.sender, limit: MembershipWire.maxIDBytes),
+            MembershipWire.fits(message.senderAddress, limit: MembershipWire.maxAddressBytes)
         else {
             counters.messagesIgnored += 1
             return
@@ -90,13 +94,18 @@ extension Membership {
 
     /// Adds a member known from configuration (e.g. a cluster file) as alive at `incarnation`,
     /// without gossiping it (every member was given the same file). Ignored when the id or address breaks the wire bounds.
-    public mutating func add(_ id: String, address: String, incarnation: UInt64 = 0, now: Duration, into directives: inout [MembershipDirective]) {
-        guard MembershipWire.fits(id, limit: MembershipWire.maxIDBytes), MembershipWire.fits(address, limit: MembershipWire.maxAddressBytes) else {
+    public mutating func add(
+        _ id: String, address: String, incarnation: UInt64 = 0, now: Duration, into directives: inout [MembershipDirective]
+    ) {
+        guard MembershipWire.fits(id, limit: MembershipWire.maxIDBytes), MembershipWire.fits(address, limit: MembershipWire.maxAddressBytes)
+        else {
             counters.membersDropped += 1
             return
         }
         let known = index[id] != nil
-        apply(MemberUpdate(Member(id: id, address: address, status: .alive, incarnation: incarnation)), reportedBy: me.id, fromTable: false, now: now, into: &directives)
+        apply(
+            MemberUpdate(Member(id: id, address: address, status: .alive, incarnation: incarnation)), reportedBy: me.id, fromTable: false,
+            now: now, into: &directives)
         // Configuration is shared knowledge: nothing to gossip about a member every member was given.
         if !known { rumours.remove(about: id) }
     }
@@ -115,7 +124,10 @@ extension Membership {
 
     /// Appends a send directive for `body`, with as much gossip as the bounds allow.
     /// `first`: an update to carry ahead of the queued gossip (it counts against the budget).
-    mutating func send(_ body: MembershipMessage.Body, to destination: MembershipDestination, first: MemberUpdate? = nil, into directives: inout [MembershipDirective]) {
+    mutating func send(
+        _ body: MembershipMessage.Body, to destination: MembershipDestination, first: MemberUpdate? = nil,
+        into directives: inout [MembershipDirective]
+    ) {
         var gossip: [MemberUpdate] = []
         let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body)
         var budget = min(settings.maxGossipBytes, MembershipWire.maxMessageBytes - header)
@@ -127,7 +139,10 @@ extension Membership {
             into: &gossip, recipient: destination.id,
             maxCount: min(settings.maxGossipPerMessage, MembershipWire.maxGossipPerMessage), maxBytes: budget, limit: retransmitLimit
         )
-        directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body, gossip: gossip), to: destination))
+        directives.append(
+            .send(
+                MembershipMessage(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body, gossip: gossip),
+                to: destination))
         counters.messagesSent += 1
     }
 
@@ -221,11 +236,16 @@ extension Membership {
         apply(MemberUpdate(suspect, suspectedBy: me.id), reportedBy: me.id, fromTable: false, now: now, into: &directives)
         // Tell the suspect itself: if only our paths to it were lossy, it refutes before the
         // suspicion has spread (one message per failed probe).
-        send(.gossip, to: MembershipDestination(id: suspect.id, address: suspect.address), first: MemberUpdate(suspect, suspectedBy: me.id), into: &directives)
+        send(
+            .gossip, to: MembershipDestination(id: suspect.id, address: suspect.address), first: MemberUpdate(suspect, suspectedBy: me.id),
+            into: &directives)
     }
 
     /// Pings `target` for `requester`; the ack (or a nack at the deadline) goes back to it.
-    mutating func relayProbe(target: String, address: String, for requester: MembershipDestination, sequence requesterSequence: UInt32, now: Duration, into directives: inout [MembershipDirective]) {
+    mutating func relayProbe(
+        target: String, address: String, for requester: MembershipDestination, sequence requesterSequence: UInt32, now: Duration,
+        into directives: inout [MembershipDirective]
+    ) {
         if target == me.id {
             send(.ack(sequence: requesterSequence), to: requester, into: &directives)
             return
@@ -235,7 +255,10 @@ extension Membership {
             return
         }
         sequence &+= 1
-        relays.append(Relay(sequence: sequence, requester: requester, requesterSequence: requesterSequence, deadline: now + scaled(settings.pingTimeout)))
+        relays.append(
+            Relay(
+                sequence: sequence, requester: requester, requesterSequence: requesterSequence, deadline: now + scaled(settings.pingTimeout)
+            ))
         send(.ping(sequence: sequence), to: MembershipDestination(id: target, address: address), into: &directives)
     }
 

@@ -2,7 +2,9 @@ extension Membership {
     /// Merges one update, from gossip or a table, into the view; an accepted change is queued as
     /// gossip and announced. `fromTable`: a table's "dead" only makes us suspect (it may be a
     /// stale view from the other side of a partition; the member gets to refute).
-    mutating func apply(_ update: MemberUpdate, reportedBy reporter: String, fromTable: Bool, now: Duration, into directives: inout [MembershipDirective]) {
+    mutating func apply(
+        _ update: MemberUpdate, reportedBy reporter: String, fromTable: Bool, now: Duration, into directives: inout [MembershipDirective]
+    ) {
         var incoming = update.member
         var suspecter = update.suspectedBy.isEmpty ? reporter : update.suspectedBy
         if fromTable && incoming.status == .dead {
@@ -16,7 +18,7 @@ extension Membership {
             return
         }
         if !fromTable, incoming.status == .dead, let position = index[incoming.id], records[position].member.status == .alive,
-           let heard = records[position].lastHeard, now - heard < scaled(settings.protocolPeriod) * 2
+            let heard = records[position].lastHeard, now - heard < scaled(settings.protocolPeriod) * 2
         {
             // We heard from it first-hand within two periods: the notice is likely stale (from the
             // other side of a partition that just healed). Suspect it instead, so it refutes before
@@ -37,8 +39,11 @@ extension Membership {
                 confirmSuspicion(at: position, by: suspecter, now: now)
                 return
             }
-            guard current.status == .alive ? incoming.incarnation >= current.incarnation
-                : current.status == .suspect && incoming.incarnation > current.incarnation else { return }
+            guard
+                current.status == .alive
+                    ? incoming.incarnation >= current.incarnation
+                    : current.status == .suspect && incoming.incarnation > current.incarnation
+            else { return }
         case .dead:
             guard current.status.isActive, incoming.incarnation >= current.incarnation else { return }
         case .left:
@@ -69,7 +74,9 @@ extension Membership {
     }
 
     /// Records an accepted change of a known member.
-    mutating func change(at position: Int, to member: Member, suspectedBy suspecter: String, now: Duration, into directives: inout [MembershipDirective]) {
+    mutating func change(
+        at position: Int, to member: Member, suspectedBy suspecter: String, now: Duration, into directives: inout [MembershipDirective]
+    ) {
         let previous = records[position].member
         records[position].member = member
         records[position].since = now
@@ -127,8 +134,9 @@ extension Membership {
     /// the new report is gossiped on so others can count it too.
     mutating func confirmSuspicion(at position: Int, by suspecter: String, now: Duration) {
         guard var suspicion = records[position].suspicion,
-              suspicion.suspecters.count <= settings.suspicionConfirmations,
-              !suspicion.suspecters.contains(suspecter) else { return }
+            suspicion.suspecters.count <= settings.suspicionConfirmations,
+            !suspicion.suspecters.contains(suspecter)
+        else { return }
         suspicion.suspecters.append(suspecter)
         suspicion.deadline = suspicion.started + suspicionTimeout(confirmations: suspicion.suspecters.count - 1)
         records[position].suspicion = suspicion

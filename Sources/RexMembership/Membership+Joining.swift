@@ -4,7 +4,8 @@ extension Membership {
     /// With no seeds the member is a cluster of one that others join.
     public mutating func join(seeds: [String], now: Duration, into directives: inout [MembershipDirective]) {
         self.seeds = []
-        for seed in seeds where seed != me.address && MembershipWire.fits(seed, limit: MembershipWire.maxAddressBytes) && self.seeds.count < 16 {
+        for seed in seeds
+        where seed != me.address && MembershipWire.fits(seed, limit: MembershipWire.maxAddressBytes) && self.seeds.count < 16 {
             if !self.seeds.contains(seed) { self.seeds.append(seed) }
         }
         isJoined = self.seeds.isEmpty
@@ -81,14 +82,18 @@ extension Membership {
     /// This member's table (itself first) in pages within the wire bounds: join replies, or a join
     /// (only its first page asks for a reply).
     mutating func sendTable(to destination: MembershipDestination, asJoin: Bool, into directives: inout [MembershipDirective]) {
-        let header = MembershipWire.headerSize(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: .join(members: [], wantsReply: true))
+        let header = MembershipWire.headerSize(
+            sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: .join(members: [], wantsReply: true))
         var page: [MemberUpdate] = [MemberUpdate(me)]
         var bytes = header + MembershipWire.encodedSize(of: page[0])
         var first = true
         func flush(_ page: [MemberUpdate], into directives: inout [MembershipDirective]) {
             let body: MembershipMessage.Body = asJoin ? .join(members: page, wantsReply: first) : .joinReply(members: page)
             first = false
-            directives.append(.send(MembershipMessage(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body), to: destination))
+            directives.append(
+                .send(
+                    MembershipMessage(sender: me.id, senderAddress: me.address, senderIncarnation: me.incarnation, body: body),
+                    to: destination))
             counters.messagesSent += 1
         }
         for record in records {

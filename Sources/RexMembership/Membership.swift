@@ -150,7 +150,8 @@ public struct Membership: Sendable {
     /// bounds, else nil). `incarnation` should be above any this id used before if the runtime
     /// remembers it (else the member refutes its own old tombstone when it hears of it).
     public init?(id: String, address: String, incarnation: UInt64 = 0, settings: MembershipSettings = MembershipSettings(), seed: UInt64) {
-        guard MembershipWire.fits(id, limit: MembershipWire.maxIDBytes), MembershipWire.fits(address, limit: MembershipWire.maxAddressBytes) else {
+        guard MembershipWire.fits(id, limit: MembershipWire.maxIDBytes), MembershipWire.fits(address, limit: MembershipWire.maxAddressBytes)
+        else {
             return nil
         }
         self.settings = settings

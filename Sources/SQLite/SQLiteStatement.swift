@@ -23,7 +23,8 @@ public final class SQLiteStatement {
     public func bind(_ index: Int32, blob: [UInt8]) throws(SQLiteError) {
         let code = blob.withUnsafeBytes { raw in
             // An empty array may have no base address; SQLite takes a zero-length blob then.
-            sqlite3_bind_blob64(statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(raw.count), csqlite_transient())
+            sqlite3_bind_blob64(
+                statement, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(raw.count), csqlite_transient())
         }
         try check(code, "bind")
     }

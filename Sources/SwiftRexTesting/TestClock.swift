@@ -97,8 +97,12 @@ public final class TestClock: Clock, Sendable {
         while true {
             let due = timeline.withLock { timeline -> Sleeper? in
                 let candidates = timeline.sleepers.enumerated().filter { $0.element.deadline <= deadline }
-                guard let earliest = candidates.min(by: { $0.element.deadline < $1.element.deadline
-                    || ($0.element.deadline == $1.element.deadline && $0.element.id < $1.element.id) }) else {
+                guard
+                    let earliest = candidates.min(by: {
+                        $0.element.deadline < $1.element.deadline
+                            || ($0.element.deadline == $1.element.deadline && $0.element.id < $1.element.id)
+                    })
+                else {
                     if timeline.now < deadline { timeline.now = deadline }
                     return nil
                 }

@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRex
+import Synchronization
 
 /// Actions sent by effects and channels while a test kit drives the store: held for the test to
 /// `receive` one by one instead of being processed automatically.
@@ -20,7 +20,7 @@ final class TestInbox<Action: Sendable>: FeedbackInterceptor {
     init() {}
 
     func intercept(_ action: DispatchedAction<Action>, liveness: RunLiveness) {
-        guard liveness.isAlive else { return }   // a torn-down channel or replaced run is silent
+        guard liveness.isAlive else { return }  // a torn-down channel or replaced run is silent
         let waiter = contents.withLock { contents -> CheckedContinuation<DispatchedAction<Action>?, Never>? in
             if let (id, waiter) = contents.waiters.min(by: { $0.key < $1.key }) {
                 contents.waiters.removeValue(forKey: id)

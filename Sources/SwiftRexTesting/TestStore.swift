@@ -160,7 +160,8 @@ public final class TestStore<Action: Sendable & Equatable, State: Sendable & Equ
             return
         }
         guard expected != after else { return }
-        TestFailure.record("State after \(what) differs from the expected state:\n\(StateDiff.describe(expected: expected, actual: after))", at: location)
+        TestFailure.record(
+            "State after \(what) differs from the expected state:\n\(StateDiff.describe(expected: expected, actual: after))", at: location)
     }
 }
 

@@ -40,8 +40,9 @@ extension ZMQBytesOption where Value == String {
     /// The ZAP domain (`ZMQ_ZAP_DOMAIN`, at most 255 bytes), passed to the ZAP handler with each
     /// handshake so one handler can apply different rules per socket. Set before bind.
     public static var zapDomain: Self {
-        Self(name: ZMQ_ZAP_DOMAIN, label: "zapDomain", maxBytes: 255, encode: { Array($0.utf8) },
-             decode: { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        Self(
+            name: ZMQ_ZAP_DOMAIN, label: "zapDomain", maxBytes: 255, encode: { Array($0.utf8) },
+            decode: { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
     }
 }
 
@@ -79,15 +80,17 @@ public enum ZMQMechanism: Sendable, Hashable {
 extension ZMQSocketOption where Value == ZMQMechanism {
     /// The socket's security mechanism (read-only).
     public static var mechanism: Self {
-        Self(ZMQ_MECHANISM, "mechanism", encode: { _ in 0 }, decode: { raw in
-            switch raw {
-            case ZMQ_NULL: return .null
-            case ZMQ_PLAIN: return .plain
-            case ZMQ_CURVE: return .curve
-            case ZMQ_GSSAPI: return .gssapi
-            default: return .other(raw)
-            }
-        })
+        Self(
+            ZMQ_MECHANISM, "mechanism", encode: { _ in 0 },
+            decode: { raw in
+                switch raw {
+                case ZMQ_NULL: return .null
+                case ZMQ_PLAIN: return .plain
+                case ZMQ_CURVE: return .curve
+                case ZMQ_GSSAPI: return .gssapi
+                default: return .other(raw)
+                }
+            })
     }
 }
 

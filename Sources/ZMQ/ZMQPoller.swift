@@ -91,9 +91,10 @@ public final class ZMQPoller {
         }
         let items = self.items
         let count = Int32(count)
-        return Int(try ZMQCall.check("zmq_poll", operation: "poll \(count) items") {
-            zmq_poll(items, count, timeoutMilliseconds)
-        })
+        return Int(
+            try ZMQCall.check("zmq_poll", operation: "poll \(count) items") {
+                zmq_poll(items, count, timeoutMilliseconds)
+            })
     }
 
     /// The events that were ready for `token` in the last ``poll(timeout:)``.

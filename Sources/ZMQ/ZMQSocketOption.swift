@@ -20,8 +20,10 @@ public struct ZMQSocketOption<Value>: Sendable {
     let decode: @Sendable (Int64) -> Value
 
     /// An `int` option: values are clamped to `Int32` on the way in.
-    init(_ name: Int32, _ label: String, encode: @escaping @Sendable (Value) -> Int32,
-         decode: @escaping @Sendable (Int32) -> Value) {
+    init(
+        _ name: Int32, _ label: String, encode: @escaping @Sendable (Value) -> Int32,
+        decode: @escaping @Sendable (Int32) -> Value
+    ) {
         self.name = name
         self.label = label
         self.isInt64 = false
@@ -30,8 +32,10 @@ public struct ZMQSocketOption<Value>: Sendable {
     }
 
     /// An `int64_t` option.
-    init(int64 name: Int32, _ label: String, encode: @escaping @Sendable (Value) -> Int64,
-         decode: @escaping @Sendable (Int64) -> Value) {
+    init(
+        int64 name: Int32, _ label: String, encode: @escaping @Sendable (Value) -> Int64,
+        decode: @escaping @Sendable (Int64) -> Value
+    ) {
         self.name = name
         self.label = label
         self.isInt64 = true
@@ -59,9 +63,10 @@ extension ZMQSocketOption where Value == Int? {
     /// connection of a peer that exceeds it, so an oversized frame costs nothing but that peer.
     /// Set before bind/connect.
     public static var maxMessageSize: Self {
-        Self(int64: ZMQ_MAXMSGSIZE, "maxMessageSize",
-             encode: { $0.map { Int64(clamping: max($0, 0)) } ?? -1 },
-             decode: { $0 < 0 ? nil : Int(clamping: $0) })
+        Self(
+            int64: ZMQ_MAXMSGSIZE, "maxMessageSize",
+            encode: { $0.map { Int64(clamping: max($0, 0)) } ?? -1 },
+            decode: { $0 < 0 ? nil : Int(clamping: $0) })
     }
 }
 
@@ -82,17 +87,19 @@ extension ZMQSocketOption where Value == Bool {
 extension ZMQSocketOption where Value == Bool? {
     /// TCP keepalive (`ZMQ_TCP_KEEPALIVE`): nil = the OS default, true = on, false = off.
     public static var tcpKeepalive: Self {
-        Self(ZMQ_TCP_KEEPALIVE, "tcpKeepalive",
-             encode: { $0.map { $0 ? 1 : 0 } ?? -1 },
-             decode: { $0 < 0 ? nil : $0 != 0 })
+        Self(
+            ZMQ_TCP_KEEPALIVE, "tcpKeepalive",
+            encode: { $0.map { $0 ? 1 : 0 } ?? -1 },
+            decode: { $0 < 0 ? nil : $0 != 0 })
     }
 }
 
 extension ZMQSocketOption where Value == Duration? {
     private static func timeout(_ name: Int32, _ label: String) -> Self {
-        Self(name, label,
-             encode: { $0.map(ZMQMilliseconds.from) ?? -1 },
-             decode: { $0 < 0 ? nil : .milliseconds($0) })
+        Self(
+            name, label,
+            encode: { $0.map(ZMQMilliseconds.from) ?? -1 },
+            decode: { $0 < 0 ? nil : .milliseconds($0) })
     }
     /// How long `close` keeps unsent messages (`ZMQ_LINGER`); nil = forever. Sockets start at zero.
     public static var linger: Self { timeout(ZMQ_LINGER, "linger") }

@@ -1,4 +1,5 @@
 import RexMembership
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,9 @@ while !arguments.isEmpty {
         seeds = value
         arguments.removeFirst()
     case "--sizes":
-        guard let list = arguments.first?.split(separator: ",").compactMap({ Int($0) }), !list.isEmpty, list.allSatisfy({ $0 >= 3 && $0 <= 2000 }) else { usage() }
+        guard let list = arguments.first?.split(separator: ",").compactMap({ Int($0) }), !list.isEmpty,
+            list.allSatisfy({ $0 >= 3 && $0 <= 2000 })
+        else { usage() }
         sizes = list
         arguments.removeFirst()
     case "--loss":
@@ -41,9 +44,13 @@ func usage() -> Never {
 
 let settings = MembershipSettings()
 let period = settings.protocolPeriod
-print("membench: SWIM membership, simulated network (1–5 ms one-way delay, \(percent(loss)) loss), protocol period \(period.milliseconds) ms, \(seeds) seed(s) per size")
+print(
+    "membench: SWIM membership, simulated network (1–5 ms one-way delay, \(percent(loss)) loss), protocol period \(period.milliseconds) ms, \(seeds) seed(s) per size"
+)
 print("")
-print("N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period (sim / alone)   heartbeats received/member/interval (old)")
+print(
+    "N     detect kill→all dead (median / max)   leave seen by all   gossip one change   msgs/member/period   bytes/member/period   CPU/member/period (sim / alone)   heartbeats received/member/interval (old)"
+)
 for size in sizes {
     var detections: [Double] = []
     var leaves: [Double] = []
@@ -74,7 +81,9 @@ for size in sizes {
 print("")
 print("detect: a member is killed after 3 s of steady state; time until every other member has it dead.")
 print("leave: a member leaves telling one member (fanout 1), the rest by gossip; gossip one change: a join announced by one seed.")
-print("msgs, bytes, CPU: 20 s of steady state (no failure; with --loss, lost probes and their refutations included); msgs and bytes sent per member")
+print(
+    "msgs, bytes, CPU: 20 s of steady state (no failure; with --loss, lost probes and their refutations included); msgs and bytes sent per member"
+)
 print("  per period (each is received once, so received ≈ sent); CPU is the machines' own time per member per period (tick, receive,")
 print("  decode, encode), real time measured in this release build: sim = all N machines in one process (median over the seeds; their")
 print("  tables compete for the cache), alone = one machine with N − 1 peers running a probe, its ack, a peer's ping and the answer per")
@@ -91,14 +100,18 @@ for rate in [0.05, 0.10] {
         refutations += result.refutations
         falseDeaths += result.falseDeaths
     }
-    print("  \(percent(rate)) loss for 30 s: \(refutations) suspicions refuted (\(suspicions) views turned suspect on the way), \(falseDeaths) false deaths")
+    print(
+        "  \(percent(rate)) loss for 30 s: \(refutations) suspicions refuted (\(suspicions) views turned suspect on the way), \(falseDeaths) false deaths"
+    )
 }
 var pauseDeaths = 0
 for seed in 0..<seeds { pauseDeaths += Scenario.pause(size: 100, loss: loss, seed: UInt64(seed) &+ 41) }
 print("  a member paused 400 ms (suspicion floor 0.8 s): \(pauseDeaths) false deaths")
 var merges: [Double] = []
 for seed in 0..<seeds { merges.append(Scenario.partition(size: 100, loss: loss, seed: UInt64(seed) &+ 51)) }
-print("  a 50/50 partition of 8 s (each side declares the other dead): all alive again \(seconds(median(merges))) after healing (median; max \(seconds(merges.max() ?? .nan)))")
+print(
+    "  a 50/50 partition of 8 s (each side declares the other dead): all alive again \(seconds(median(merges))) after healing (median; max \(seconds(merges.max() ?? .nan)))"
+)
 
 var joins: [(sees: Double, seen: Double)] = []
 var storms: [Double] = []
@@ -106,8 +119,12 @@ for seed in 0..<seeds {
     joins.append(Scenario.join(size: 100, loss: loss, seed: UInt64(seed) &+ 61))
     storms.append(Scenario.joinStorm(size: 100, loss: loss, seed: UInt64(seed) &+ 71))
 }
-print("  a node joining through one seed: sees all 100 alive after \(seconds(median(joins.map(\.sees)))), seen alive by all after \(seconds(median(joins.map(\.seen)))) (medians)")
-print("  no cluster file, 99 nodes joining one seed at once: all see all alive after \(seconds(median(storms))) (median; max \(seconds(storms.max() ?? .nan)))")
+print(
+    "  a node joining through one seed: sees all 100 alive after \(seconds(median(joins.map(\.sees)))), seen alive by all after \(seconds(median(joins.map(\.seen)))) (medians)"
+)
+print(
+    "  no cluster file, 99 nodes joining one seed at once: all see all alive after \(seconds(median(storms))) (median; max \(seconds(storms.max() ?? .nan)))"
+)
 
 // MARK: - Scenarios
 
@@ -147,7 +164,9 @@ enum Scenario {
         let leaver = size / 3
         simulation.leave(leaver)
         let start = simulation.now
-        guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: leaver, as: [.left]) }) else { return .infinity }
+        guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: leaver, as: [.left]) }) else {
+            return .infinity
+        }
         return (seen - start) / settings.protocolPeriod
     }
 
@@ -157,9 +176,12 @@ enum Scenario {
         simulation.run(until: .seconds(1))
         let newcomer = simulation.addMember()
         simulation.join(newcomer, seeds: [0])
-        guard simulation.run(for: .seconds(5), step: .milliseconds(1), until: { $0.status(of: newcomer, seenBy: 0) != nil }) != nil else { return .infinity }
+        guard simulation.run(for: .seconds(5), step: .milliseconds(1), until: { $0.status(of: newcomer, seenBy: 0) != nil }) != nil else {
+            return .infinity
+        }
         let start = simulation.now
-        guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) }) else { return .infinity }
+        guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) })
+        else { return .infinity }
         return (seen - start) / MembershipSettings().protocolPeriod
     }
 
@@ -190,9 +212,13 @@ enum Scenario {
         simulation.run(until: .seconds(9))
         simulation.heal()
         let start = simulation.now
-        guard let merged = simulation.run(for: .seconds(60), step: .milliseconds(100), until: { sim in
-            sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
-        }) else { return .infinity }
+        guard
+            let merged = simulation.run(
+                for: .seconds(60), step: .milliseconds(100),
+                until: { sim in
+                    sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
+                })
+        else { return .infinity }
         return (merged - start).seconds
     }
 
@@ -203,7 +229,9 @@ enum Scenario {
         let newcomer = simulation.addMember()
         let start = simulation.now
         simulation.join(newcomer, seeds: [0])
-        let sees = simulation.run(for: .seconds(10), step: .milliseconds(1)) { sim in (0..<size).allSatisfy { sim.status(of: $0, seenBy: newcomer) == .alive } }
+        let sees = simulation.run(for: .seconds(10), step: .milliseconds(1)) { sim in
+            (0..<size).allSatisfy { sim.status(of: $0, seenBy: newcomer) == .alive }
+        }
         let seen = simulation.run(for: .seconds(10), step: .milliseconds(5)) { $0.everyone(sees: newcomer, as: [.alive]) }
         return ((sees.map { $0 - start } ?? .seconds(1_000_000)).seconds, (seen.map { $0 - start } ?? .seconds(1_000_000)).seconds)
     }
@@ -214,9 +242,13 @@ enum Scenario {
         simulation.run(until: .milliseconds(100))
         for _ in 1..<size { simulation.join(simulation.addMember(), seeds: [0]) }
         let start = simulation.now
-        guard let converged = simulation.run(for: .seconds(30), step: .milliseconds(50), until: { sim in
-            sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
-        }) else { return .infinity }
+        guard
+            let converged = simulation.run(
+                for: .seconds(30), step: .milliseconds(50),
+                until: { sim in
+                    sim.running.allSatisfy { sim.everyone(sees: $0, as: [.alive]) }
+                })
+        else { return .infinity }
         return (converged - start).seconds
     }
 
@@ -317,7 +349,9 @@ func fixed(_ value: Double, _ decimals: Int) -> String {
 func seconds(_ value: Double) -> String { value.isFinite ? "\(fixed(value, 2)) s" : "never" }
 func periods(_ value: Double) -> String { value.isFinite ? "\(fixed(value, 1)) periods" : "never" }
 func percent(_ value: Double) -> String { "\(fixed(value * 100, 1)) %" }
-func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}
 
 extension Duration {
     var seconds: Double {

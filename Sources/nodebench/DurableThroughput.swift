@@ -29,7 +29,8 @@ enum DurableThroughput {
         let clients = numbers.count > 1 ? numbers[1] : 4
         let window = numbers.count > 2 ? numbers[2] : 256
         let rounds = numbers.count > 3 ? numbers[3] : 3
-        guard (1...10_000_000).contains(actions), (1...64).contains(clients), (1...100_000).contains(window), (1...20).contains(rounds) else {
+        guard (1...10_000_000).contains(actions), (1...64).contains(clients), (1...100_000).contains(window), (1...20).contains(rounds)
+        else {
             fail("usage: nodebench durable [actions 1…10^7] [clients 1…64] [window 1…10^5] [rounds 1…20]", code: 64)
         }
         let scratch = NSTemporaryDirectory() + "nodebench-durable-\(getpid())"
@@ -41,11 +42,13 @@ enum DurableThroughput {
         for round in 0..<rounds {
             for mode in Mode.allCases {
                 let directory = scratch + "/\(mode == .batch ? "batch" : "none")-\(round)"
-                results[mode, default: []].append(try await run(mode, directory: directory, actions: actions, clients: clients, window: window))
+                results[mode, default: []].append(
+                    try await run(mode, directory: directory, actions: actions, clients: clients, window: window))
             }
         }
-        emit("durable operator actions through the control endpoint: \(clients) clients × \(window) in flight, "
-             + "\(actions) set actions per round (16 topics per client), \(rounds) rounds (median)")
+        emit(
+            "durable operator actions through the control endpoint: \(clients) clients × \(window) in flight, "
+                + "\(actions) set actions per round (16 topics per client), \(rounds) rounds (median)")
         emit("this disk's fsync (4 KiB write + fsync, 200 times, in \(scratch)): p50 \(format(fsync.p50)) ms, p99 \(format(fsync.p99)) ms")
         let baseline = median(results[.noDataDir]!.map(\.reactorMicros))
         emit("MODE                    ACTIONS/S   REACTOR µs/ACTION (min)   vs NO DATA DIR (min)   NODE µs/ACTION (reactor+journal)")
@@ -56,20 +59,26 @@ enum DurableThroughput {
             let reactor = median(list.map(\.reactorMicros))
             let reactorMin = list.map(\.reactorMicros).min() ?? .nan
             let node = median(list.map(\.nodeMicros))
-            let versus = mode == .noDataDir ? "-" : String(format: "%+.1f %% (%+.1f %%)", (reactor / baseline - 1) * 100, (reactorMin / baselineMin - 1) * 100)
-            emit("\(mode.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0))  \(String(format: "%9.0f", rate))   "
-                 + "\(String(format: "%10.2f (%5.2f)", reactor, reactorMin))        \(versus.padding(toLength: 21, withPad: " ", startingAt: 0))  \(String(format: "%.2f", node))")
+            let versus =
+                mode == .noDataDir
+                ? "-" : String(format: "%+.1f %% (%+.1f %%)", (reactor / baseline - 1) * 100, (reactorMin / baselineMin - 1) * 100)
+            emit(
+                "\(mode.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0))  \(String(format: "%9.0f", rate))   "
+                    + "\(String(format: "%10.2f (%5.2f)", reactor, reactorMin))        \(versus.padding(toLength: 21, withPad: " ", startingAt: 0))  \(String(format: "%.2f", node))"
+            )
         }
     }
 
     private static func run(_ mode: Mode, directory: String, actions: Int, clients: Int, window: Int) async throws -> Round {
-        let durable: DurableOptions? = switch mode {
-        case .noDataDir: nil
-        case .none: DurableOptions(directory: directory, mode: .none)
-        case .batch: DurableOptions(directory: directory, mode: .batch)
-        }
-        let node = try Node.start(NodeConfiguration(
-            id: "dur", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning, durable: durable))
+        let durable: DurableOptions? =
+            switch mode {
+            case .noDataDir: nil
+            case .none: DurableOptions(directory: directory, mode: .none)
+            case .batch: DurableOptions(directory: directory, mode: .batch)
+            }
+        let node = try Node.start(
+            NodeConfiguration(
+                id: "dur", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning, durable: durable))
         let endpoint = node.controlEndpoint
         let context = try ZMQContext()
         let perClient = actions / clients
@@ -120,7 +129,7 @@ enum DurableThroughput {
         var answered = 0
         func check(_ frames: [[UInt8]]) throws {
             guard let reply = frames.last, reply.count >= accepted.count,
-                  reply.indices.dropLast(accepted.count - 1).contains(where: { reply[$0..<($0 + accepted.count)].elementsEqual(accepted) })
+                reply.indices.dropLast(accepted.count - 1).contains(where: { reply[$0..<($0 + accepted.count)].elementsEqual(accepted) })
             else { throw BenchError("refused: \(String(decoding: frames.last ?? [], as: UTF8.self))") }
             answered += 1
         }

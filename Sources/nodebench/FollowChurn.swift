@@ -1,5 +1,5 @@
-import RexControl
 import Foundation
+import RexControl
 import RexNode
 import SwiftRex
 
@@ -118,24 +118,32 @@ enum FollowChurn {
         _ = waitUntil(timeout: 2, pause: 1000) { openFileDescriptorCount() == fds0 }
         let fds3 = openFileDescriptorCount()
 
-        let leakFree = keep2.counters.liveChannels == live2 && keep3.counters.liveChannels == live3 && live3 == live0
+        let leakFree =
+            keep2.counters.liveChannels == live2 && keep3.counters.liveChannels == live3 && live3 == live0
             && sockets2 == sockets1 && sockets3.open == sockets0.open && sockets3.sharedSubscriptions == sockets0.sharedSubscriptions
             && fdsEqual && fds3 == fds0 && converged && emptied && recreates == changes
-        emit(String(
-            format: "CHURN mode=%@ sync=%@ follows=%d rounds=%d changes=%d secs=%.3f changes_s=%.0f node_changes_s=%.0f "
-                + "recreates=%d converged=%d leak_free=%d opens_minus_cancels=%d live=%d opens_minus_cancels_after_unfollow=%d live_after_unfollow=%d "
-                + "live_before=%d sockets=%d/%d/%d/%d shared_subs=%d/%d/%d/%d fds=%d/%d/%d/%d reconcile_cycles=%d reconcile_total_ms=%.1f "
-                + "cpu_us_per_change=%.2f f_cpu_us=%.2f p_cpu_us=%.2f io_cpu_us=%.2f",
-            mode.rawValue, sync.rawValue, follows, round, changes, secondsPub, Double(changes) / secondsPub, Double(changes) / secondsNode,
-            recreates, converged ? 1 : 0, leakFree ? 1 : 0, keep2.counters.liveChannels, live2, keep3.counters.liveChannels, live3, live0,
-            sockets0.open, sockets1.open, sockets2.open, sockets3.open,
-            sockets0.sharedSubscriptions, sockets1.sharedSubscriptions, sockets2.sharedSubscriptions, sockets3.sharedSubscriptions,
-            fds0, fds1, fds2, fds3, keep2.counters.cycles - keep1.cycles,
-            Double((keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration - keep1.totalDiffDuration)
-                .components.attoseconds) / 1e15
-                + Double((keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration - keep1.totalDiffDuration)
-                .components.seconds) * 1000,
-            cpuAll, cpuF, cpuP, cpuIO))
+        emit(
+            String(
+                format: "CHURN mode=%@ sync=%@ follows=%d rounds=%d changes=%d secs=%.3f changes_s=%.0f node_changes_s=%.0f "
+                    + "recreates=%d converged=%d leak_free=%d opens_minus_cancels=%d live=%d opens_minus_cancels_after_unfollow=%d live_after_unfollow=%d "
+                    + "live_before=%d sockets=%d/%d/%d/%d shared_subs=%d/%d/%d/%d fds=%d/%d/%d/%d reconcile_cycles=%d reconcile_total_ms=%.1f "
+                    + "cpu_us_per_change=%.2f f_cpu_us=%.2f p_cpu_us=%.2f io_cpu_us=%.2f",
+                mode.rawValue, sync.rawValue, follows, round, changes, secondsPub, Double(changes) / secondsPub,
+                Double(changes) / secondsNode,
+                recreates, converged ? 1 : 0, leakFree ? 1 : 0, keep2.counters.liveChannels, live2, keep3.counters.liveChannels, live3,
+                live0,
+                sockets0.open, sockets1.open, sockets2.open, sockets3.open,
+                sockets0.sharedSubscriptions, sockets1.sharedSubscriptions, sockets2.sharedSubscriptions, sockets3.sharedSubscriptions,
+                fds0, fds1, fds2, fds3, keep2.counters.cycles - keep1.cycles,
+                Double(
+                    (keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration
+                        - keep1.totalDiffDuration)
+                        .components.attoseconds) / 1e15
+                    + Double(
+                        (keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration
+                            - keep1.totalDiffDuration)
+                            .components.seconds) * 1000,
+                cpuAll, cpuF, cpuP, cpuIO))
         await f.stop()
         await p.stop()
     }

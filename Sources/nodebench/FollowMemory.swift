@@ -45,10 +45,12 @@ enum FollowMemory {
             let padded = label.padding(toLength: 70, withPad: " ", startingAt: 0)
             note(padded + String(format: " %6.0f B/follow %7.1f MiB", perFollow(bytes), Double(bytes) / 1_048_576))
         }
-        emit(String(
-            format: "MEMORY follows=%d state_b=%.0f supervise_b=%.0f channel_b=%.0f zmq_b=%.0f node_heap_b=%.0f node_rss_b=%.0f waiting_heap_b=%.0f",
-            follows, perFollow(state), perFollow(waiting.heap - state), perFollow(live.heap - waiting.heap - zmq), perFollow(zmq),
-            perFollow(live.heap), perFollow(live.rss), perFollow(waiting.heap)))
+        emit(
+            String(
+                format:
+                    "MEMORY follows=%d state_b=%.0f supervise_b=%.0f channel_b=%.0f zmq_b=%.0f node_heap_b=%.0f node_rss_b=%.0f waiting_heap_b=%.0f",
+                follows, perFollow(state), perFollow(waiting.heap - state), perFollow(live.heap - waiting.heap - zmq), perFollow(zmq),
+                perFollow(live.heap), perFollow(live.rss), perFollow(waiting.heap)))
     }
 
     /// The state's follows and change log, recorded as the reducer records a new follow.
@@ -84,8 +86,9 @@ enum FollowMemory {
     /// A node's growth from F follows: heap in use and RSS (after `malloc_trim`), from the node
     /// started and idle to every follow in its state (and, on the shared socket, every channel live).
     private static func measureNode(_ follows: Int, from: String?) async throws -> (heap: Int, rss: Int) {
-        let node = try Node.start(NodeConfiguration(
-            id: "f", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
+        let node = try Node.start(
+            NodeConfiguration(
+                id: "f", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
         let expected = await node.store.keep().counters.liveChannels + (from == nil ? follows : 0)
         try await Task.sleep(for: .milliseconds(200))
         _ = malloc_trim(0)

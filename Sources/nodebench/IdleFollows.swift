@@ -1,5 +1,5 @@
-import RexControl
 import Foundation
+import RexControl
 import RexNode
 import SwiftRex
 
@@ -15,9 +15,10 @@ enum IdleFollows {
     static func run(follows: Int, seconds: Double) async throws {
         let settings = NodeSettings(heartbeatIntervalMs: 100)
         func start(_ id: String, peers: [String: String]) throws -> Node {
-            try Node.start(NodeConfiguration(
-                id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                peers: peers, settings: settings, logLevel: .warning))
+            try Node.start(
+                NodeConfiguration(
+                    id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                    peers: peers, settings: settings, logLevel: .warning))
         }
         let p = try start("p", peers: [:])
         let q = try start("q", peers: ["p": p.pubEndpoint])
@@ -53,10 +54,11 @@ enum IdleFollows {
         let skipped = after.skippedCycles - before.skippedCycles
         let reconcile = (after.totalBuildDuration + after.totalDiffDuration) - (before.totalBuildDuration + before.totalDiffDuration)
         let reconcileSeconds = Double(reconcile.components.seconds) + Double(reconcile.components.attoseconds) / 1e18
-        emit(String(
-            format: "IDLE follows=%d secs=%.2f cpu_pct=%.2f cycles=%d skipped=%d reconcile_us_per_cycle=%.1f load_secs=%.2f live=%d",
-            follows, elapsed, 100 * (cpu1 - cpu0) / elapsed, cycles, skipped,
-            cycles > 0 ? 1e6 * reconcileSeconds / Double(cycles) : 0, loadSeconds, live))
+        emit(
+            String(
+                format: "IDLE follows=%d secs=%.2f cpu_pct=%.2f cycles=%d skipped=%d reconcile_us_per_cycle=%.1f load_secs=%.2f live=%d",
+                follows, elapsed, 100 * (cpu1 - cpu0) / elapsed, cycles, skipped,
+                cycles > 0 ? 1e6 * reconcileSeconds / Double(cycles) : 0, loadSeconds, live))
         await f.stop()
         await q.stop()
         await p.stop()

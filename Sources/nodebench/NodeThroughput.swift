@@ -1,5 +1,5 @@
-import RexControl
 import Foundation
+import RexControl
 import RexNode
 import ZMQ
 
@@ -66,20 +66,23 @@ enum NodeThroughput {
         }
         let cyclesAfter = await b.store.keep().counters
         let cyclesB = cyclesAfter.cycles - cyclesBefore.cycles
-        let reconcileB = (cyclesAfter.totalBuildDuration + cyclesAfter.totalDiffDuration)
+        let reconcileB =
+            (cyclesAfter.totalBuildDuration + cyclesAfter.totalDiffDuration)
             - (cyclesBefore.totalBuildDuration + cyclesBefore.totalDiffDuration)
         let follow = b.state.follows["f"]
         let published = a.messageCounts()
         let got = follow?.count ?? 0
         let seconds = Double(t1 - t0) / 1e9
-        emit(String(
-            format: "NODETHR%@ count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
-                + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f "
-                + "cycles_b=%d reconcile_ms_b=%.1f",
-            curve ? "-curve" : "", count, got, complete ? 1 : 0, seconds, Double(got) / seconds, Double(dispatched) / (Double(tDispatched - t0) / 1e9),
-            published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
-            cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO"),
-            cyclesB, Double(reconcileB.components.seconds) * 1e3 + Double(reconcileB.components.attoseconds) / 1e15))
+        emit(
+            String(
+                format: "NODETHR%@ count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
+                    + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f "
+                    + "cycles_b=%d reconcile_ms_b=%.1f",
+                curve ? "-curve" : "", count, got, complete ? 1 : 0, seconds, Double(got) / seconds,
+                Double(dispatched) / (Double(tDispatched - t0) / 1e9),
+                published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
+                cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO"),
+                cyclesB, Double(reconcileB.components.seconds) * 1e3 + Double(reconcileB.components.attoseconds) / 1e15))
         await b.stop()
         await a.stop()
     }

@@ -1,6 +1,6 @@
-import RexControl
 import BenchSupport
 import Foundation
+import RexControl
 
 /// Runs every node measurement in a fresh child process (`nodebench thr …` / `nodebench churn …`)
 /// next to the C baseline (`thr`, `churn recreate`), alternating which goes first in each
@@ -50,37 +50,50 @@ struct Report {
         let thr = sample(nodeThr, "msg_s"), sharedRate = sample(shared, "changes_s"), fromRate = sample(dedicated, "changes_s")
         print("")
         print("## nodebench: RexNode end to end vs raw libzmq (same machine, same run)")
-        print("nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), median [min–max], wall \(String(format: "%.0f", wall)) s; "
-              + "follow settle = 0 ms (NodeSettings.followSettleMs) for the churn runs; churn sync = \(sync.rawValue); "
-              + "e2e nodes queue 100,000 messages per peer (NodeLimits.queueMessages) for the 50,000-message window")
+        print(
+            "nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), median [min–max], wall \(String(format: "%.0f", wall)) s; "
+                + "follow settle = 0 ms (NodeSettings.followSettleMs) for the churn runs; churn sync = \(sync.rawValue); "
+                + "e2e nodes queue 100,000 messages per peer (NodeLimits.queueMessages) for the 50,000-message window")
         print("")
         var table = Table(["benchmark", "node", "raw libzmq (C)", "node/raw", "target", "met"])
         let thrRatio = ratio(thr, cThr)
-        table.add(["1. e2e throughput, 16 B tcp, msg/s (\(grouped(Double(nodeCount))) msgs; C thr \(grouped(Double(rawCount))))",
-                   thr.formatted(), cThr.formatted(), percent(thrRatio), "≥ 50 % of raw", verdict(thrRatio.map { $0 >= 0.5 })])
-        table.add(["2a. follow changes/s, 100 shared-socket follows", sharedRate.formatted(), "–", "–", "≥ 50,000/s",
-                   verdict(sharedRate.median.map { $0 >= 50_000 })])
+        table.add([
+            "1. e2e throughput, 16 B tcp, msg/s (\(grouped(Double(nodeCount))) msgs; C thr \(grouped(Double(rawCount))))",
+            thr.formatted(), cThr.formatted(), percent(thrRatio), "≥ 50 % of raw", verdict(thrRatio.map { $0 >= 0.5 }),
+        ])
+        table.add([
+            "2a. follow changes/s, 100 shared-socket follows", sharedRate.formatted(), "–", "–", "≥ 50,000/s",
+            verdict(sharedRate.median.map { $0 >= 50_000 }),
+        ])
         let fromRatio = ratio(fromRate, cRecreate)
-        table.add(["2b. follow changes/s, 100 `from` follows (C: churn recreate)", fromRate.formatted(), cRecreate.formatted(),
-                   percent(fromRatio), "≥ 50 % of raw", verdict(fromRatio.map { $0 >= 0.5 })])
+        table.add([
+            "2b. follow changes/s, 100 `from` follows (C: churn recreate)", fromRate.formatted(), cRecreate.formatted(),
+            percent(fromRatio), "≥ 50 % of raw", verdict(fromRatio.map { $0 >= 0.5 }),
+        ])
         print(table.render())
         let cpuA = sample(nodeThr, "cpu_us_a"), cpuB = sample(nodeThr, "cpu_us_b"), cpuZMQ = sample(nodeThr, "cpu_us_zmq")
         if let a = cpuA.median, let b = cpuB.median, let z = cpuZMQ.median {
             // Where a message's CPU goes: with 2 cores shared by every thread, throughput is bounded by their sum.
-            print(String(format: "CPU per message (median, µs): publishing node %.2f, following node %.2f, libzmq I/O threads %.2f; sum %.2f",
-                         a, b, z, a + b + z))
+            print(
+                String(
+                    format: "CPU per message (median, µs): publishing node %.2f, following node %.2f, libzmq I/O threads %.2f; sum %.2f",
+                    a, b, z, a + b + z))
         }
 
         print("")
         print("### 3. idle CPU against follows — 3 nodes, 100 ms heartbeats, node f holds F shared-socket follows")
-        var idleTable = Table(["follows", "f's reactor CPU, % of a core", "cycles/s", "skipped (no input changed)", "µs per cycle", "target", "met"])
+        var idleTable = Table([
+            "follows", "f's reactor CPU, % of a core", "cycles/s", "skipped (no input changed)", "µs per cycle", "target", "met",
+        ])
         for (follows, r) in idle {
             let seconds = max(d(r, "secs"), 1e-9)
             let cpu = d(r, "cpu_pct")
             let target = follows == 20_000 ? "≤ 3 %" : follows == 100_000 ? "≤ 5 %" : "–"
             let met: Bool? = follows == 20_000 ? cpu <= 3 : follows == 100_000 ? cpu <= 5 : nil
-            idleTable.add([grouped(Double(follows)), String(format: "%.2f %%", cpu), String(format: "%.0f", d(r, "cycles") / seconds),
-                           "\(r["skipped"] ?? "?") of \(r["cycles"] ?? "?")", r["reconcile_us_per_cycle"] ?? "?", target, verdict(met)])
+            idleTable.add([
+                grouped(Double(follows)), String(format: "%.2f %%", cpu), String(format: "%.0f", d(r, "cycles") / seconds),
+                "\(r["skipped"] ?? "?") of \(r["cycles"] ?? "?")", r["reconcile_us_per_cycle"] ?? "?", target, verdict(met),
+            ])
         }
         print(idleTable.render())
         print("CPU from /proc (10 ms ticks); µs per cycle = supervise update + reconcile per batch (heartbeats heard, ticks).")
@@ -89,18 +102,23 @@ struct Report {
         print("### details per run")
         var details = Table(["run", "result", "checks"])
         for (index, r) in nodeThr.enumerated() {
-            details.add(["thr #\(index + 1)", "\(grouped(d(r, "msg_s"))) msg/s; dispatch \(grouped(d(r, "dispatch_s")))/s; \(r["recv"] ?? "?")/\(r["count"] ?? "?") reduced",
-                         "gaps \(r["gaps"] ?? "?"), hwm drops \(r["hwm_drops"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?"); "
-                            + "CPU µs/msg a \(r["cpu_us_a"] ?? "?"), b \(r["cpu_us_b"] ?? "?"), libzmq I/O \(r["cpu_us_zmq"] ?? "?")"])
+            details.add([
+                "thr #\(index + 1)",
+                "\(grouped(d(r, "msg_s"))) msg/s; dispatch \(grouped(d(r, "dispatch_s")))/s; \(r["recv"] ?? "?")/\(r["count"] ?? "?") reduced",
+                "gaps \(r["gaps"] ?? "?"), hwm drops \(r["hwm_drops"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?"); "
+                    + "CPU µs/msg a \(r["cpu_us_a"] ?? "?"), b \(r["cpu_us_b"] ?? "?"), libzmq I/O \(r["cpu_us_zmq"] ?? "?")",
+            ])
         }
         for (label, runs) in [("2a shared", shared), ("2b from", dedicated)] {
             for (index, r) in runs.enumerated() {
-                details.add(["\(label) #\(index + 1)",
-                             "\(grouped(d(r, "changes_s")))/s (node-side \(grouped(d(r, "node_changes_s")))/s); \(r["changes"] ?? "?") changes, "
-                                + "\(r["recreates"] ?? "?") recreates; reconcile \(r["reconcile_cycles"] ?? "?") cycles, \(r["reconcile_total_ms"] ?? "?") ms",
-                             "leak-free \(r["leak_free"] == "1" ? "yes" : "NO"): opens−cancels \(r["opens_minus_cancels"] ?? "?") = live \(r["live"] ?? "?"); "
-                                + "after unfollow \(r["opens_minus_cancels_after_unfollow"] ?? "?") = \(r["live_after_unfollow"] ?? "?") (before \(r["live_before"] ?? "?")); "
-                                + "sockets \(r["sockets"] ?? "?"), fds \(r["fds"] ?? "?") (before follows/after follow/after churn/after unfollow)"])
+                details.add([
+                    "\(label) #\(index + 1)",
+                    "\(grouped(d(r, "changes_s")))/s (node-side \(grouped(d(r, "node_changes_s")))/s); \(r["changes"] ?? "?") changes, "
+                        + "\(r["recreates"] ?? "?") recreates; reconcile \(r["reconcile_cycles"] ?? "?") cycles, \(r["reconcile_total_ms"] ?? "?") ms",
+                    "leak-free \(r["leak_free"] == "1" ? "yes" : "NO"): opens−cancels \(r["opens_minus_cancels"] ?? "?") = live \(r["live"] ?? "?"); "
+                        + "after unfollow \(r["opens_minus_cancels_after_unfollow"] ?? "?") = \(r["live_after_unfollow"] ?? "?") (before \(r["live_before"] ?? "?")); "
+                        + "sockets \(r["sockets"] ?? "?"), fds \(r["fds"] ?? "?") (before follows/after follow/after churn/after unfollow)",
+                ])
             }
         }
         print(details.render())

@@ -55,7 +55,8 @@ func threadCPUSeconds() -> [String: Double] {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
     for task in tasks {
         guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+        else { continue }
         let name = String(stat[stat.index(after: open)..<close])
         // Fields after the name: state is field 3, utime field 14, stime field 15.
         let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")

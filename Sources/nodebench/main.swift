@@ -22,8 +22,9 @@ do {
     case "thr":
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench thr <count> [window]", code: 64) }
         alarm(120)
-        try await NodeThroughput.run(count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000,
-                                     curve: arguments.count > 3 && arguments[3] == "curve")
+        try await NodeThroughput.run(
+            count: count, window: arguments.count > 2 ? Int(arguments[2]) ?? 50_000 : 50_000,
+            curve: arguments.count > 3 && arguments[3] == "curve")
     case "pub":
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fail("usage: nodebench pub <count>", code: 64) }
         alarm(120)
@@ -38,7 +39,8 @@ do {
         try await FollowChurn.run(mode: mode, seconds: seconds, sync: sync, follows: follows, curve: arguments.last == "curve")
     case "idle":
         guard arguments.count >= 3, let follows = Int(arguments[1]), follows >= 0, follows <= 1_000_000,
-              let seconds = Double(arguments[2]), seconds > 0, seconds <= 60 else {
+            let seconds = Double(arguments[2]), seconds > 0, seconds <= 60
+        else {
             fail("usage: nodebench idle <follows 0…1,000,000> <seconds 0…60>", code: 64)
         }
         alarm(300)
@@ -52,10 +54,13 @@ do {
     case "durable": try await DurableThroughput.main(Array(arguments.dropFirst()))
     default:
         var sync = FollowChurn.Sync.publisher
-        let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "nodebench", usage: [
-            "usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]",
-            "       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]",
-        ]) { arguments, index in
+        let options = ComparisonOptions.parseOrExit(
+            arguments, repetitions: 5, tool: "nodebench",
+            usage: [
+                "usage: nodebench [--quick] [--reps N] [--no-c] [--sync node|publisher] [--baseline DIR]",
+                "       nodebench thr <count> [window] | nodebench churn <shared|from> <seconds> [node|publisher] [follows]",
+            ]
+        ) { arguments, index in
             guard arguments[index] == "--sync" else { return false }
             index += 1
             guard index < arguments.count, let value = FollowChurn.Sync(rawValue: arguments[index]) else {

@@ -33,12 +33,17 @@ enum BroadcastBenchmark {
             }
             .supervise { _ in
                 Supervision { _ in
-                    [Channel(id: "sink", receiving: { _ in
-                        ChannelHandler(receive: { (message: Message) in
-                            counter.received += 1
-                            counter.bytes += message.payload.utf8.count
-                        }, cancel: {})
-                    })]
+                    [
+                        Channel(
+                            id: "sink",
+                            receiving: { _ in
+                                ChannelHandler(
+                                    receive: { (message: Message) in
+                                        counter.received += 1
+                                        counter.bytes += message.payload.utf8.count
+                                    }, cancel: {})
+                            })
+                    ]
                 }
             }
     }
@@ -48,13 +53,13 @@ enum BroadcastBenchmark {
         defer { executor.stop() }
         let counter = Counter()
         let store = Store(initial: 0, behavior: behavior(counter), executor: .custom(executor))
-        await store.waitUntilIdle()   // the sink is open
+        await store.waitUntilIdle()  // the sink is open
         let done = Completion()
         let token = store.observe { count in
             if count >= actions { done.fire() }
         }
         defer { token.cancel() }
-        let payload = "0123456789abcdef"   // 16 B: a heap-allocated string, as a node's payload
+        let payload = "0123456789abcdef"  // 16 B: a heap-allocated string, as a node's payload
         let start = ContinuousClock.now
         executor.execute {
             for _ in 0..<actions { store.dispatch(.send(topic: "bench.t", payload: payload)) }
@@ -68,7 +73,7 @@ enum BroadcastBenchmark {
 
     /// Runs `runs` times; returns broadcasts per second.
     static func runAll(actions: Int, runs: Int) async -> Sample {
-        _ = await run(actions: min(actions, 100_000))   // warm-up
+        _ = await run(actions: min(actions, 100_000))  // warm-up
         var rates: [Double] = []
         for _ in 0..<runs { rates.append(Double(actions) / (await run(actions: actions)).seconds) }
         let rate = Sample(rates)

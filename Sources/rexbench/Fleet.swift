@@ -55,9 +55,10 @@ enum Fleet {
                 var keep: Keep<Action> = []
                 keep.reserveCapacity(state.ids.count)
                 for i in state.ids.indices {
-                    keep.append(Channel(id: state.ids[i], lifetime: .ephemeral(resetKey: state.resetKeys[i])) { _ in
-                        .cancelOnly {}
-                    })
+                    keep.append(
+                        Channel(id: state.ids[i], lifetime: .ephemeral(resetKey: state.resetKeys[i])) { _ in
+                            .cancelOnly {}
+                        })
                 }
                 return keep
             }

@@ -57,7 +57,9 @@ enum MemoFleet {
                 state.cursor = (state.cursor + count) % k
             }
         }
-        .combined(with: member.liftCollection(
-            action: { (_: Fleet.Action) in nil }, embed: { _, action in action }, stateCollection: \State.members, changes: \State.changes
-        ))
+        .combined(
+            with: member.liftCollection(
+                action: { (_: Fleet.Action) in nil }, embed: { _, action in action }, stateCollection: \State.members,
+                changes: \State.changes
+            ))
 }

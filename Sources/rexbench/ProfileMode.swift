@@ -6,7 +6,8 @@ import SwiftRex
 enum ProfileMode {
     static func parse(_ arguments: [String]) -> (k: Int, churn: ReconcileBenchmark.Churn, cycles: Int, memoised: Bool)? {
         guard arguments.count == 5 || (arguments.count == 6 && arguments[5] == "memoised"), arguments[0] == "--profile-reconcile",
-              let k = Int(arguments[1]), let percent = Int(arguments[3]), let cycles = Int(arguments[4]) else { return nil }
+            let k = Int(arguments[1]), let percent = Int(arguments[3]), let cycles = Int(arguments[4])
+        else { return nil }
         let churn: ReconcileBenchmark.Churn
         switch arguments[2] {
         case "none": churn = .none

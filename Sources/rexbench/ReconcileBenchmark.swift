@@ -74,17 +74,23 @@ enum ReconcileBenchmark {
         for k in ks {
             let cycles = max(3, min(200, channelCycleBudget / k))
             for workload in Workload.allCases {
-                let (open, perK) = switch workload {
-                case .opaque:
-                    await run(k: k, runs: runs, cycles: cycles, workload: workload, initial: Fleet.State(count: k), behavior: Fleet.behavior)
-                case .memoised:
-                    await run(k: k, runs: runs, cycles: cycles, workload: workload, initial: MemoFleet.State(count: k), behavior: MemoFleet.behavior)
-                }
+                let (open, perK) =
+                    switch workload {
+                    case .opaque:
+                        await run(
+                            k: k, runs: runs, cycles: cycles, workload: workload, initial: Fleet.State(count: k), behavior: Fleet.behavior)
+                    case .memoised:
+                        await run(
+                            k: k, runs: runs, cycles: cycles, workload: workload, initial: MemoFleet.State(count: k),
+                            behavior: MemoFleet.behavior)
+                    }
                 opens.append(open)
                 results += perK
             }
         }
-        render(results.filter { $0.workload == .opaque }, opens: opens.filter { $0.workload == .opaque }, runs: runs, budget: channelCycleBudget)
+        render(
+            results.filter { $0.workload == .opaque }, opens: opens.filter { $0.workload == .opaque }, runs: runs,
+            budget: channelCycleBudget)
         renderMemoised(results, opens: opens, runs: runs)
         return results
     }
@@ -103,7 +109,8 @@ enum ReconcileBenchmark {
         let snapshot = await store.keep()
         let keepSnapshot = keepClock.now - keepStart
         precondition(snapshot.channels.count == k)
-        let open = OpenResult(k: k, workload: workload, build: counters.totalBuildDuration, diff: counters.totalDiffDuration, keepSnapshot: keepSnapshot)
+        let open = OpenResult(
+            k: k, workload: workload, build: counters.totalBuildDuration, diff: counters.totalDiffDuration, keepSnapshot: keepSnapshot)
 
         var results: [Result] = []
         for churn in churns {
@@ -137,9 +144,11 @@ enum ReconcileBenchmark {
                 total.append(b + d)
                 wall.append(elapsed.seconds / Double(n))
             }
-            results.append(Result(
-                k: k, workload: workload, churn: churn, build: Sample(build), diff: Sample(diff), total: Sample(total), wall: Sample(wall)
-            ))
+            results.append(
+                Result(
+                    k: k, workload: workload, churn: churn, build: Sample(build), diff: Sample(diff), total: Sample(total),
+                    wall: Sample(wall)
+                ))
         }
         await store.release()
         return (open, results)
@@ -188,12 +197,17 @@ enum ReconcileBenchmark {
     static func renderMemoised(_ results: [Result], opens: [OpenResult], runs: Int) {
         var table = Table(
             "2b. Memoised supervise (MemoFleet) vs opaque (Fleet), same run, \(runs) runs (median)",
-            header: ["K", "churn", "opaque total", "memoised build", "memoised diff", "memoised total", "speed-up", "per changed channel", "wall / cycle"]
+            header: [
+                "K", "churn", "opaque total", "memoised build", "memoised diff", "memoised total", "speed-up", "per changed channel",
+                "wall / cycle",
+            ]
         )
         table.leftAligned = [1]
         var lastK = 0
         for memo in results where memo.workload == .memoised {
-            guard let opaque = results.first(where: { $0.workload == .opaque && $0.k == memo.k && $0.churn == memo.churn }) else { continue }
+            guard let opaque = results.first(where: { $0.workload == .opaque && $0.k == memo.k && $0.churn == memo.churn }) else {
+                continue
+            }
             let changed = memo.churn.expectedChanges(k: memo.k) / 2
             table.add([
                 memo.k == lastK ? "" : Format.count(memo.k), memo.churn.label,

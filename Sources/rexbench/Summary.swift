@@ -40,7 +40,8 @@ struct Summary {
             case .rekey(1), .replace(1): (limit, name) = (3e-3, "K=10,000 \(r.churn.label)")
             default: continue
             }
-            add("\(name): reconcile", goal: "≤ \(Format.time(limit))", measured: Format.time(r.diff.median),
+            add(
+                "\(name): reconcile", goal: "≤ \(Format.time(limit))", measured: Format.time(r.diff.median),
                 reference: "28–32 ms", pass: r.diff.median <= limit)
             table.add(["\(name): + supervise", "—", "\(Format.time(r.total.median)) (build \(Format.time(r.build.median)))", "", "—"])
         }
@@ -51,18 +52,22 @@ struct Summary {
         let memo = results.filter { $0.workload == .memoised }
         guard let largest = memo.map(\.k).max() else { return }
         let label = "K=\(Format.count(largest))"
-        func find(_ k: Int, _ churn: ReconcileBenchmark.Churn, _ workload: ReconcileBenchmark.Workload = .memoised) -> ReconcileBenchmark.Result? {
+        func find(_ k: Int, _ churn: ReconcileBenchmark.Churn, _ workload: ReconcileBenchmark.Workload = .memoised) -> ReconcileBenchmark
+            .Result?
+        {
             results.first { $0.k == k && $0.churn == churn && $0.workload == workload }
         }
         if let idle = find(largest, .none) {
             let opaque = find(largest, .none, .opaque).map { Format.time($0.total.median) } ?? "—"
-            add("\(label) no supervise input changed: cycle", goal: "≤ 20 µs", measured: Format.time(idle.total.median),
+            add(
+                "\(label) no supervise input changed: cycle", goal: "≤ 20 µs", measured: Format.time(idle.total.median),
                 reference: "opaque \(opaque)", pass: idle.total.median <= 20e-6)
         }
         for churn in [ReconcileBenchmark.Churn.rekey(percent: 1), .replace(percent: 1)] {
             guard let r = find(largest, churn) else { continue }
             let opaque = find(largest, churn, .opaque).map { Format.time($0.total.median) } ?? "—"
-            add("\(label) \(churn.label), memoised: cycle", goal: "≤ 3 ms", measured: Format.time(r.total.median),
+            add(
+                "\(label) \(churn.label), memoised: cycle", goal: "≤ 3 ms", measured: Format.time(r.total.median),
                 reference: "opaque \(opaque)", pass: r.total.median <= 3e-3)
         }
         // Flat cost per changed channel: the largest K within 2× of the smallest.
@@ -70,18 +75,21 @@ struct Summary {
         if let small = ks.first, small != largest, let a = find(small, .rekey(percent: 1)), let b = find(largest, .rekey(percent: 1)) {
             let perA = a.total.median / Double(a.churn.expectedChanges(k: small) / 2)
             let perB = b.total.median / Double(b.churn.expectedChanges(k: largest) / 2)
-            add("per changed channel, K=\(Format.count(small)) → \(label)", goal: "flat (≤ 2×)",
+            add(
+                "per changed channel, K=\(Format.count(small)) → \(label)", goal: "flat (≤ 2×)",
                 measured: "\(Format.time(perA)) → \(Format.time(perB))", reference: "—", pass: perB <= 2 * perA)
         }
     }
 
     mutating func memory(_ result: MemoryBenchmark.Result) {
         let base = result.baseline
-        add("bytes / live channel (K=\(Format.count(result.k)))", goal: "≤ \(Format.bytes(MemoryBenchmark.liveTarget))",
+        add(
+            "bytes / live channel (K=\(Format.count(result.k)))", goal: "≤ \(Format.bytes(MemoryBenchmark.liveTarget))",
             measured: Format.bytes(result.rssPerChannel.median),
             reference: base.map { "baseline \(Format.bytes($0.rssPerChannel.median))" } ?? "original 685 B",
             pass: result.rssPerChannel.median <= MemoryBenchmark.liveTarget)
-        add("bytes / channel after \(MemoryProbe.churnRounds) recreates each", goal: "≤ \(Format.bytes(MemoryBenchmark.churnedTarget))",
+        add(
+            "bytes / channel after \(MemoryProbe.churnRounds) recreates each", goal: "≤ \(Format.bytes(MemoryBenchmark.churnedTarget))",
             measured: Format.bytes(result.churnedPerChannel.median),
             reference: base.map { "baseline \(Format.bytes($0.churnedPerChannel.median))" } ?? "—",
             pass: result.churnedPerChannel.median <= MemoryBenchmark.churnedTarget)
@@ -91,8 +99,10 @@ struct Summary {
     mutating func wake(_ points: [WakeBenchmark.Point]) {
         guard let first = points.first, let last = points.last, points.count > 1 else { return }
         let ratio = last.perRoundTrip.median / first.perRoundTrip.median
-        add("round trip after \(Format.count(last.age)) wake-ups", goal: "≤ 2× a new store's",
-            measured: String(format: "%.1f× (%@ vs %@)", ratio, Format.time(last.perRoundTrip.median), Format.time(first.perRoundTrip.median)),
+        add(
+            "round trip after \(Format.count(last.age)) wake-ups", goal: "≤ 2× a new store's",
+            measured: String(
+                format: "%.1f× (%@ vs %@)", ratio, Format.time(last.perRoundTrip.median), Format.time(first.perRoundTrip.median)),
             reference: "—", pass: ratio <= 2)
     }
 

@@ -34,18 +34,20 @@ if configuration.sections.contains(.broadcast) {
     summary.broadcast(await BroadcastBenchmark.runAll(actions: configuration.dispatchActions, runs: configuration.dispatchRuns))
 }
 if configuration.sections.contains(.reconcile) {
-    summary.reconcile(await ReconcileBenchmark.runAll(
-        ks: configuration.reconcileKs, runs: configuration.reconcileRuns,
-        channelCycleBudget: configuration.channelCycleBudget
-    ))
+    summary.reconcile(
+        await ReconcileBenchmark.runAll(
+            ks: configuration.reconcileKs, runs: configuration.reconcileRuns,
+            channelCycleBudget: configuration.channelCycleBudget
+        ))
 }
 if configuration.sections.contains(.memory) {
     summary.memory(try MemoryBenchmark.run(k: configuration.memoryK, runs: configuration.memoryRuns, baseline: configuration.baseline))
 }
 if configuration.sections.contains(.wake) {
-    summary.wake(await WakeBenchmark.run(
-        checkpoints: configuration.wakeCheckpoints, window: configuration.wakeWindow, runs: configuration.wakeRuns
-    ))
+    summary.wake(
+        await WakeBenchmark.run(
+            checkpoints: configuration.wakeCheckpoints, window: configuration.wakeWindow, runs: configuration.wakeRuns
+        ))
 }
 summary.print()
 print("\ntotal benchmark time: \(Format.time((ContinuousClock.now - benchmarkStart).seconds))")

@@ -49,8 +49,9 @@ final class CommandContext {
         do {
             file = try ClusterFile.read(path: path)
         } catch {
-            throw UsageError("cannot use cluster file \(path): \(error.message)"
-                + " — pass --cluster FILE, set \(ClusterFile.environmentVariable), or address a node with --node ID=ENDPOINT")
+            throw UsageError(
+                "cannot use cluster file \(path): \(error.message)"
+                    + " — pass --cluster FILE, set \(ClusterFile.environmentVariable), or address a node with --node ID=ENDPOINT")
         }
         clusterPath = path
         var nodes = file.nodes.map { NodeAddress(id: $0.id, control: $0.control, pub: $0.pub, key: $0.key) }
@@ -154,7 +155,8 @@ struct RexCtlEnvironment: Sendable {
 
     /// The real process environment and working directory.
     static var process: RexCtlEnvironment {
-        RexCtlEnvironment(variables: ProcessInfo.processInfo.environment,
-                          currentDirectory: FileManager.default.currentDirectoryPath)
+        RexCtlEnvironment(
+            variables: ProcessInfo.processInfo.environment,
+            currentDirectory: FileManager.default.currentDirectoryPath)
     }
 }

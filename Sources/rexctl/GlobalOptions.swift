@@ -21,16 +21,19 @@ struct GlobalOptions: Sendable, Equatable {
     static let defaultTimeout: Duration = .seconds(2)
 
     static let specs: [OptionSpec] = [
-        .option("--cluster", value: "file",
-                help: "The cluster file (default: $REXCTL_CLUSTER, else .deploy/cluster.json in the current directory)."),
-        .option("--node", value: "id=endpoint",
-                help: "Address a node directly by its control endpoint, e.g. n1=tcp://127.0.0.1:7201 (repeatable). "
-                    + "Without --cluster, only these nodes are used.",
-                repeating: true),
+        .option(
+            "--cluster", value: "file",
+            help: "The cluster file (default: $REXCTL_CLUSTER, else .deploy/cluster.json in the current directory)."),
+        .option(
+            "--node", value: "id=endpoint",
+            help: "Address a node directly by its control endpoint, e.g. n1=tcp://127.0.0.1:7201 (repeatable). "
+                + "Without --cluster, only these nodes are used.",
+            repeating: true),
         .option("-o", "--output", value: "format", help: "Output format: table or json (default: table)."),
         .option("--timeout", value: "duration", help: "How long to wait for each reply: 500ms, 2s, 1m (default: 2s)."),
-        .option("--key", value: "file",
-                help: "Your CURVE key file for secured nodes (default: $REXCTL_KEY, else keys/operator.key beside the cluster file)."),
+        .option(
+            "--key", value: "file",
+            help: "Your CURVE key file for secured nodes (default: $REXCTL_KEY, else keys/operator.key beside the cluster file)."),
     ]
 
     init() {}
@@ -50,8 +53,9 @@ struct GlobalOptions: Sendable, Equatable {
             }
             guard NumericOption.hasValidPort(endpoint) else {
                 let ports = NumericOption.portRange
-                throw UsageError("--node expects ID=ENDPOINT with a tcp port from \(ports.lowerBound) to "
-                    + "\(ports.upperBound), e.g. n1=tcp://127.0.0.1:7201, not '\(text)'")
+                throw UsageError(
+                    "--node expects ID=ENDPOINT with a tcp port from \(ports.lowerBound) to "
+                        + "\(ports.upperBound), e.g. n1=tcp://127.0.0.1:7201, not '\(text)'")
             }
             nodes.removeAll { $0.id == id }
             nodes.append(NodeAddress(id: id, control: endpoint, pub: nil))

@@ -15,16 +15,16 @@ enum RexCtl {
     /// The subcommands, in help order.
     static var commands: [any RexCtlCommand.Type] {
         [
-        NodesCommand.self,
-        SendCommand.self,
-        KeepCommand.self,
-        StateCommand.self,
-        MetricsCommand.self,
-        TopCommand.self,
-        DescribeCommand.self,
-        WaitCommand.self,
-        LoadCommand.self,
-        KeygenCommand.self,
+            NodesCommand.self,
+            SendCommand.self,
+            KeepCommand.self,
+            StateCommand.self,
+            MetricsCommand.self,
+            TopCommand.self,
+            DescribeCommand.self,
+            WaitCommand.self,
+            LoadCommand.self,
+            KeygenCommand.self,
         ]
     }
 
@@ -34,8 +34,9 @@ enum RexCtl {
 
     /// `rexctl --help`.
     static var rootHelp: String {
-        HelpFormatter.rootHelp(abstract: abstract, discussion: discussion,
-                               commands: commands.map { $0.spec }, globals: GlobalOptions.specs)
+        HelpFormatter.rootHelp(
+            abstract: abstract, discussion: discussion,
+            commands: commands.map { $0.spec }, globals: GlobalOptions.specs)
     }
 
     /// `rexctl <name> --help`.
@@ -48,8 +49,10 @@ enum RexCtl {
     /// Help goes to `stdout` (exit 0). A usage error prints `Error: …` and the usage line on
     /// `stderr` (64). Other failures print one line on `stderr` (1 or 2). Error messages are
     /// escaped for the terminal (``TextOutput/errorLine(_:)``): they quote node replies.
-    static func main(arguments: [String], environment: RexCtlEnvironment = .process,
-                     stdout: any TextOutput, stderr: any TextOutput) -> Int32 {
+    static func main(
+        arguments: [String], environment: RexCtlEnvironment = .process,
+        stdout: any TextOutput, stderr: any TextOutput
+    ) -> Int32 {
         let scan = scanner.scan(arguments)
         let type = scan.command.flatMap { name in commands.first { $0.spec.name == name.rawValue } }
 

@@ -32,28 +32,31 @@ struct Comparison {
         var cases: [Case] = []
         for transport in ["inproc", "ipc", "tcp"] {
             for (size, count) in [(16, small), (256, small), (4096, big)] {
-                cases.append(Case(
-                    name: "thr \(transport) \(size) B ×\(count)",
-                    swiftArguments: ["thr", transport, "\(size)", "\(count)", "0"],
-                    cArguments: ("thr", [transport, "\(size)", "\(count)", "0"]),
-                    metric: "msg_s"))
+                cases.append(
+                    Case(
+                        name: "thr \(transport) \(size) B ×\(count)",
+                        swiftArguments: ["thr", transport, "\(size)", "\(count)", "0"],
+                        cArguments: ("thr", [transport, "\(size)", "\(count)", "0"]),
+                        metric: "msg_s"))
             }
         }
         // CURVE: the Swift pair with CURVE on the PUB/SUB, next to raw libzmq with CURVE
         // (deploy/bench/curve_thr.c: two threads with a context each, the publisher's I/O
         // thread apart from the subscriber's, as the Swift run's two processes).
         if !cAvailable || buildCurveBaseline() {
-            cases.append(Case(
-                name: "thr tcp 16 B CURVE ×\(small / 5)",
-                swiftArguments: ["thr", "tcp", "16", "\(small / 5)", "0", "curve"],
-                cArguments: ("curve_thr", ["curve", "16", "\(small / 5)"]),
-                metric: "msg_s"))
+            cases.append(
+                Case(
+                    name: "thr tcp 16 B CURVE ×\(small / 5)",
+                    swiftArguments: ["thr", "tcp", "16", "\(small / 5)", "0", "curve"],
+                    cArguments: ("curve_thr", ["curve", "16", "\(small / 5)"]),
+                    metric: "msg_s"))
         }
-        cases.append(Case(
-            name: "recreate SUB vs reactive XPUB (tcp) ×\(cycles)",
-            swiftArguments: ["recreate", "\(cycles)"],
-            cArguments: ("churn", ["recreate", "\(cycles)", "xpub"]),
-            metric: "cycles_s"))
+        cases.append(
+            Case(
+                name: "recreate SUB vs reactive XPUB (tcp) ×\(cycles)",
+                swiftArguments: ["recreate", "\(cycles)"],
+                cArguments: ("churn", ["recreate", "\(cycles)", "xpub"]),
+                metric: "cycles_s"))
 
         var swiftResults: [String: [Double]] = [:]
         var cResults: [String: [Double]] = [:]
@@ -68,7 +71,9 @@ struct Comparison {
                     let value = measure(item, swift: isSwift, rep: rep)
                     if let value {
                         pair[isSwift] = value
-                        if isSwift { swiftResults[item.name, default: []].append(value) } else {
+                        if isSwift {
+                            swiftResults[item.name, default: []].append(value)
+                        } else {
                             cResults[item.name, default: []].append(value)
                         }
                     }
@@ -82,9 +87,10 @@ struct Comparison {
 
         print("")
         print("## zmqbench: Swift ZMQ layer vs C baseline (libzmq, same machine, same run)")
-        print("machine: nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), "
-              + "median [min–max]; throughput: [12 B topic, payload] PUB→SUB, HWM 0; "
-              + "wall time \(elapsed.components.seconds) s")
+        print(
+            "machine: nproc=\(ProcessInfo.processInfo.activeProcessorCount), \(reps) repetition(s), "
+                + "median [min–max]; throughput: [12 B topic, payload] PUB→SUB, HWM 0; "
+                + "wall time \(elapsed.components.seconds) s")
         print("")
         print("| case | metric | Swift | C | Swift/C (medians) | Swift/C (median of paired runs) |")
         print("|---|---|---:|---:|---:|---:|")
@@ -98,8 +104,9 @@ struct Comparison {
                 ratio = "–"
             }
             let paired = median(pairedRatios[item.name] ?? []).map { String(format: "%.0f %%", 100 * $0) } ?? "–"
-            print("| \(item.name) | \(item.metric == "msg_s" ? "msg/s" : "cycles/s") | \(format(swift)) | \(format(c)) "
-                  + "| \(ratio) | \(paired) |")
+            print(
+                "| \(item.name) | \(item.metric == "msg_s" ? "msg/s" : "cycles/s") | \(format(swift)) | \(format(c)) "
+                    + "| \(ratio) | \(paired) |")
         }
     }
 
@@ -130,9 +137,11 @@ struct Comparison {
             FileHandle.standardError.write(Data("zmqbench: no \(source) (run from the repository root): no CURVE case\n".utf8))
             return false
         }
-        let gcc = ChildProcess(executable: "/usr/bin/env", arguments: [
-            "gcc", "-O2", "-Wall", "-o", "\(buildDirectory)/curve_thr", source, "-lzmq", "-lpthread",
-        ])
+        let gcc = ChildProcess(
+            executable: "/usr/bin/env",
+            arguments: [
+                "gcc", "-O2", "-Wall", "-o", "\(buildDirectory)/curve_thr", source, "-lzmq", "-lpthread",
+            ])
         gcc.start()
         return gcc.collectOutput(timeout: .seconds(60)).1 == 0
     }

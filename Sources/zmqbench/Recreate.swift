@@ -47,11 +47,12 @@ enum Recreate {
         let fds1 = openFileDescriptorCount()
         first.sort()
         closeTimes.sort()
-        emit(String(
-            format: "RECREATE impl=swift publisher=xpub-reactive cycles=%d timeouts=%d cycles_s=%.0f "
-                + "create_to_first_msg_median_us=%.1f p99_us=%.1f close_median_us=%.1f fds_before=%d fds_after=%d",
-            first.count, timeouts, Double(first.count) / seconds, percentileMicroseconds(first, 50),
-            percentileMicroseconds(first, 99), percentileMicroseconds(closeTimes, 50), fds0, fds1))
+        emit(
+            String(
+                format: "RECREATE impl=swift publisher=xpub-reactive cycles=%d timeouts=%d cycles_s=%.0f "
+                    + "create_to_first_msg_median_us=%.1f p99_us=%.1f close_median_us=%.1f fds_before=%d fds_after=%d",
+                first.count, timeouts, Double(first.count) / seconds, percentileMicroseconds(first, 50),
+                percentileMicroseconds(first, 99), percentileMicroseconds(closeTimes, 50), fds0, fds1))
         try context.terminate(timeout: .seconds(5))
         child.finish(grace: .seconds(1))
     }

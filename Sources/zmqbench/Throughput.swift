@@ -51,12 +51,18 @@ enum Throughput {
             context = try ZMQContext()
             config.pubEndpoint = "ipc:///tmp/zb-swift-thr-\(getpid())-pub"
             config.syncEndpoint = "ipc:///tmp/zb-swift-thr-\(getpid())-sync"
-            child = ChildProcess.spawnSelf(["thr-pub", transport, "\(size)", "\(count)", "\(hwm)",
-                                            config.pubEndpoint, config.syncEndpoint] + curveArgument)
+            child = ChildProcess.spawnSelf(
+                [
+                    "thr-pub", transport, "\(size)", "\(count)", "\(hwm)",
+                    config.pubEndpoint, config.syncEndpoint,
+                ] + curveArgument)
         case "tcp":
             context = try ZMQContext()
-            child = ChildProcess.spawnSelf(["thr-pub", transport, "\(size)", "\(count)", "\(hwm)",
-                                            "tcp://127.0.0.1:*", "tcp://127.0.0.1:*"] + curveArgument)
+            child = ChildProcess.spawnSelf(
+                [
+                    "thr-pub", transport, "\(size)", "\(count)", "\(hwm)",
+                    "tcp://127.0.0.1:*", "tcp://127.0.0.1:*",
+                ] + curveArgument)
             guard let pub = child?.readLine(), let sync = child?.readLine() else { fail("publisher died") }
             config.pubEndpoint = pub
             config.syncEndpoint = sync
@@ -249,7 +255,8 @@ extension Throughput.Config {
             guard let secret = ZMQCurveKey(z85: arguments[6]), let pair = try? ZMQCurveKeyPair(secretKey: secret) else { return nil }
             server = pair
         }
-        self.init(transport: arguments[0], size: size, count: count, hwm: hwm,
-                  pubEndpoint: arguments[4], syncEndpoint: arguments[5], curveServer: server)
+        self.init(
+            transport: arguments[0], size: size, count: count, hwm: hwm,
+            pubEndpoint: arguments[4], syncEndpoint: arguments[5], curveServer: server)
     }
 }

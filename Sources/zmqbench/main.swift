@@ -38,10 +38,12 @@ do {
     case "xpub-reactive":
         try Recreate.runReactivePublisher()
     default:
-        let options = ComparisonOptions.parseOrExit(arguments, repetitions: 5, tool: "zmqbench", usage: [
-            "usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]",
-            "       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>",
-        ])
+        let options = ComparisonOptions.parseOrExit(
+            arguments, repetitions: 5, tool: "zmqbench",
+            usage: [
+                "usage: zmqbench [--quick] [--reps N] [--no-c] [--baseline DIR]",
+                "       zmqbench thr <inproc|ipc|tcp> <size> <count> <hwm> | zmqbench recreate <cycles>",
+            ])
         var comparison = Comparison()
         comparison.quick = options.quick
         comparison.repetitions = options.repetitions

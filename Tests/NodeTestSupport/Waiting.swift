@@ -1,5 +1,5 @@
-public import RexControl
 import Foundation
+public import RexControl
 public import RexNode
 
 // Waiting in tests that run real nodes: on the store's observer where the state shows what is
@@ -11,7 +11,7 @@ public import RexNode
 /// polls nothing and returns as soon as the state does.
 @discardableResult
 public func waitFor(_ node: Node, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable (NodeState) -> Bool) async -> Bool {
-    let states = node.store.states   // observing from here on: no change slips between check and wait
+    let states = node.store.states  // observing from here on: no change slips between check and wait
     if condition(node.state) { return true }
     return await withTaskGroup(of: Bool.self) { group in
         group.addTask {

@@ -5,12 +5,14 @@ import Testing
     func parse(_ text: String) throws(ClusterFileError) -> ClusterFile { try ClusterFile.parse(Array(text.utf8)) }
 
     @Test func readsNodesIgnoringOtherMembers() throws {
-        let file = try parse(#"{"nodes": [{"id": "n1", "pub": "tcp://a:1", "control": "tcp://a:2", "extra": 1}, {"id": "n2", "control": "c"}], "x": 2}"#)
+        let file = try parse(
+            #"{"nodes": [{"id": "n1", "pub": "tcp://a:1", "control": "tcp://a:2", "extra": 1}, {"id": "n2", "control": "c"}], "x": 2}"#)
         #expect(file.nodes == [.init(id: "n1", pub: "tcp://a:1", control: "tcp://a:2"), .init(id: "n2", pub: nil, control: "c")])
     }
 
     @Test func theMetricsEndpointIsOptional() throws {
-        let file = try parse(#"{"nodes": [{"id": "n1", "pub": "p", "control": "c", "metrics": "tcp://127.0.0.1:9101"}, {"id": "n2", "control": "c2"}]}"#)
+        let file = try parse(
+            #"{"nodes": [{"id": "n1", "pub": "p", "control": "c", "metrics": "tcp://127.0.0.1:9101"}, {"id": "n2", "control": "c2"}]}"#)
         #expect(file.nodes.map(\.metrics) == ["tcp://127.0.0.1:9101", nil])
     }
 

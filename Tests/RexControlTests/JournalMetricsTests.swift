@@ -10,8 +10,9 @@ import Testing
             uptimeMs: 1000,
             reconcile: .init(cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0, histogram: []),
             channels: .init(opens: 0, cancels: 0, recreates: 0, live: 0),
-            messages: .init(published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
-                            reordered: 0, restarts: 0, evicted: 0),
+            messages: .init(
+                published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
+                reordered: 0, restarts: 0, evicted: 0),
             snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
             mailbox: .init(depth: 0, maxDepth: 0), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: 0),
             journal: journal)
@@ -30,12 +31,14 @@ import Testing
         #expect(text.contains("# TYPE rexnode_journal_actions_committed_total counter\nrexnode_journal_actions_committed_total 250\n"))
         #expect(text.contains("# TYPE rexnode_journal_pending_actions gauge\nrexnode_journal_pending_actions 17\n"))
         #expect(text.contains("# TYPE rexnode_journal_compactions_total counter\nrexnode_journal_compactions_total 4\n"))
-        #expect(text.contains("""
-            # TYPE rexnode_journal_truncated_tails_total counter
-            rexnode_journal_truncated_tails_total{part="log"} 1
-            rexnode_journal_truncated_tails_total{part="rows"} 0
+        #expect(
+            text.contains(
+                """
+                # TYPE rexnode_journal_truncated_tails_total counter
+                rexnode_journal_truncated_tails_total{part="log"} 1
+                rexnode_journal_truncated_tails_total{part="rows"} 0
 
-            """))
+                """))
         #expect(text.contains("# TYPE rexnode_journal_failed gauge\nrexnode_journal_failed 0\n"))
     }
 
@@ -71,10 +74,11 @@ import Testing
         let json = try JSONEncoder().encode(metrics)
         let object = try JSONSerialization.jsonObject(with: json) as? [String: Any]
         let members = object?["journal"] as? [String: Any]
-        #expect(members?.keys.sorted() == [
-            "actionsCommitted", "commitHistogram", "commitMs", "commits", "compactions", "durability", "failed", "pendingActions",
-            "truncatedJournalTails", "truncatedLogTails",
-        ])
+        #expect(
+            members?.keys.sorted() == [
+                "actionsCommitted", "commitHistogram", "commitMs", "commits", "compactions", "durability", "failed", "pendingActions",
+                "truncatedJournalTails", "truncatedLogTails",
+            ])
         #expect(members?["commitHistogram"] as? [[Int]] == [[1_310_720, 2], [5_242_880, 1]])
         #expect(try JSONDecoder().decode(MetricsDocument.self, from: json) == metrics)
     }

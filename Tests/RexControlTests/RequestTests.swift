@@ -39,21 +39,29 @@ import Testing
 
     @Test func requestsEncodeWithSortedKeysAndTheIntegerVersion() throws {
         let request = ControlRequest<OperatorAction>(.dispatch, id: .string("r-1"), action: .unset(topic: "a"))
-        #expect(String(decoding: try ControlCodec.encode(request), as: UTF8.self)
-            == #"{"action":{"topic":"a","type":"unset"},"id":"r-1","op":"dispatch","v":1}"#)
+        #expect(
+            String(decoding: try ControlCodec.encode(request), as: UTF8.self)
+                == #"{"action":{"topic":"a","type":"unset"},"id":"r-1","op":"dispatch","v":1}"#)
         let raw = ControlRequest<JSONValue>(.dispatch, id: .string("r-2"), action: .object(["type": .string("explode")]))
-        #expect(String(decoding: try ControlCodec.encode(raw), as: UTF8.self)
-            == #"{"action":{"type":"explode"},"id":"r-2","op":"dispatch","v":1}"#)
+        #expect(
+            String(decoding: try ControlCodec.encode(raw), as: UTF8.self)
+                == #"{"action":{"type":"explode"},"id":"r-2","op":"dispatch","v":1}"#)
         let (_, decoded) = ControlRequest<OperatorAction>.read(try ControlCodec.encode(request))
         #expect(try decoded.get().action == .unset(topic: "a"))
     }
 
     @Test func jsonValueKeepsLargeIntegersAndWritesNumbersAsTheCodecDoes() throws {
-        let value = try ControlCodec.decode(JSONValue.self, from: Array("[18446744073709551615, -9223372036854775808, 7.0, 1e300, 0.04, true, null]".utf8))
-        #expect(value == .array([.number("18446744073709551615"), .number("-9223372036854775808"), .number(7), .number("1e+300"),
-                                 .number("0.04"), .bool(true), .null]))
-        #expect(String(decoding: try ControlCodec.encode(value), as: UTF8.self)
-            == "[18446744073709551615,-9223372036854775808,7,1e+300,0.04,true,null]")
+        let value = try ControlCodec.decode(
+            JSONValue.self, from: Array("[18446744073709551615, -9223372036854775808, 7.0, 1e300, 0.04, true, null]".utf8))
+        #expect(
+            value
+                == .array([
+                    .number("18446744073709551615"), .number("-9223372036854775808"), .number(7), .number("1e+300"),
+                    .number("0.04"), .bool(true), .null,
+                ]))
+        #expect(
+            String(decoding: try ControlCodec.encode(value), as: UTF8.self)
+                == "[18446744073709551615,-9223372036854775808,7,1e+300,0.04,true,null]")
         #expect(JSONValue.object(["b": .array([]), "a": .string("x/y")]).displayText == #"{"a":"x\/y","b":[]}"#)
     }
 }

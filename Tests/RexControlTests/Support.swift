@@ -1,16 +1,17 @@
 import Foundation
+import NodeTestSupport
 import RexControl
 import RexNode
-import NodeTestSupport
 import ZMQ
 
 /// Starts a node on free loopback ports whose state moves only when a test acts: heartbeats an
 /// hour apart (so `nowMs` and peer statuses stay put) and a short follow settle.
 func startQuietNode(_ id: String, limits: NodeLimits = NodeLimits()) throws -> Node {
-    try Node.start(NodeConfiguration(
-        id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-        settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 3_600_000, limits: limits),
-        logLevel: .error))
+    try Node.start(
+        NodeConfiguration(
+            id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+            settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 3_600_000, limits: limits),
+            logLevel: .error))
 }
 
 /// A DEALER connected to a node's control endpoint, sending raw request text and returning

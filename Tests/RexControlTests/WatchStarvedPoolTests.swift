@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
+import NodeTestSupport
 import RexControl
 import RexNode
-import NodeTestSupport
 import Synchronization
 import Testing
 import ZMQ

@@ -1,5 +1,6 @@
 import RexControl
 import Testing
+
 @testable import RexNode
 
 /// The watchers' state machine, driven with no sockets and a clock of the test's own.
@@ -59,7 +60,7 @@ import Testing
             try table.watch(key(1, "w\(index)"), documents: [.state], leaseMs: 1_000, now: at(0))
         }
         #expect(throws: ControlError.self) { try table.watch(key(2, "x"), documents: [.state], leaseMs: 1_000, now: at(0)) }
-        try table.watch(key(1, "w0"), documents: [.keep], leaseMs: 1_000, now: at(0))   // watching again replaces
+        try table.watch(key(1, "w0"), documents: [.keep], leaseMs: 1_000, now: at(0))  // watching again replaces
         table.drop(key(1, "w1"))
         try table.watch(key(2, "x"), documents: [.state], leaseMs: 1_000, now: at(0))
         #expect(table.watchers.count == WatchPolicy.maxWatchers)

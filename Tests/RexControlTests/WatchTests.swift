@@ -1,7 +1,7 @@
 import Foundation
+import NodeTestSupport
 import RexControl
 import RexNode
-import NodeTestSupport
 import Testing
 
 /// The `watch` op against a node in-process: the first push, a push per change, unwatch,
@@ -78,8 +78,9 @@ import Testing
         let client = try RawControlClient(node.controlEndpoint)
         defer { client.close() }
         _ = try decode(try await client.request(#"{"v": 1, "id": "s", "op": "watch", "documents": ["state"]}"#))
-        #expect(try await client.request(#"{"v": 1, "id": "u", "op": "unwatch", "watch": "s"}"#)
-            == #"{"id":"u","ok":true,"result":{"unwatched":1},"v":1}"#)
+        #expect(
+            try await client.request(#"{"v": 1, "id": "u", "op": "unwatch", "watch": "s"}"#)
+                == #"{"id":"u","ok":true,"result":{"unwatched":1},"v":1}"#)
         node.dispatch(.set(topic: "t", value: "1"))
         #expect(await waitFor(node) { $0.feeds["t"] != nil })
         #expect(try await client.next(timeout: .milliseconds(300)) == nil, "no push after unwatch")
@@ -104,15 +105,17 @@ import Testing
         let refused = try #require(try await other.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#))
         #expect(refused.hasPrefix(#"{"error":{"code":"limitReached","message":"this node serves 64 watches, its limit"#), "\(refused)")
         var renewedAll = true
-        #expect(await eventually(.seconds(10)) {
-            let renewed = try? await client.request(#"{"v": 1, "id": "r", "op": "renew", "watch": "a"}"#)
-            renewedAll = renewedAll && renewed == #"{"id":"r","ok":true,"result":{"renewed":1},"v":1}"#
-            let attempt = try? await other.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#)
-            return attempt?.contains(#""ok":true"#) == true
-        }, "the expired leases made room")
+        #expect(
+            await eventually(.seconds(10)) {
+                let renewed = try? await client.request(#"{"v": 1, "id": "r", "op": "renew", "watch": "a"}"#)
+                renewedAll = renewedAll && renewed == #"{"id":"r","ok":true,"result":{"renewed":1},"v":1}"#
+                let attempt = try? await other.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#)
+                return attempt?.contains(#""ok":true"#) == true
+            }, "the expired leases made room")
         #expect(renewedAll, "the renewed watch lived on throughout")
-        #expect(try await client.request(#"{"v": 1, "id": "r", "op": "renew", "watch": 1}"#)
-            == #"{"id":"r","ok":true,"result":{"renewed":0},"v":1}"#, "an unrenewed watch expired")
+        #expect(
+            try await client.request(#"{"v": 1, "id": "r", "op": "renew", "watch": 1}"#)
+                == #"{"id":"r","ok":true,"result":{"renewed":0},"v":1}"#, "an unrenewed watch expired")
         await node.stop()
     }
 
@@ -127,10 +130,11 @@ import Testing
         node.dispatch(.set(topic: "t", value: "1"))
         let client = try RawControlClient(node.controlEndpoint)
         defer { client.close() }
-        #expect(await eventually(.seconds(10)) {
-            let reply = try? await client.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#)
-            return reply?.contains(#""ok":true"#) == true
-        }, "the vanished client's 64 watches were dropped")
+        #expect(
+            await eventually(.seconds(10)) {
+                let reply = try? await client.request(#"{"v": 1, "id": "x", "op": "watch", "documents": ["state"]}"#)
+                return reply?.contains(#""ok":true"#) == true
+            }, "the vanished client's 64 watches were dropped")
         await node.stop()
     }
 
@@ -138,10 +142,14 @@ import Testing
         (#"{"v": 1, "op": "watch"}"#, "field 'documents' must list what to watch (keep, state)"),
         (#"{"v": 1, "op": "watch", "documents": []}"#, "field 'documents' must list what to watch (keep, state)"),
         (#"{"v": 1, "op": "watch", "documents": ["metrics"]}"#, "unknown document 'metrics' to watch (expected keep, state)"),
-        (#"{"v": 1, "op": "watch", "documents": ["state"], "leaseMs": 5}"#,
-         "field 'leaseMs' must be a whole number of milliseconds from 1000 to 60000"),
-        (#"{"v": 1, "op": "watch", "documents": ["state"], "leaseMs": "10s"}"#,
-         "field 'leaseMs' must be a whole number of milliseconds from 1000 to 60000"),
+        (
+            #"{"v": 1, "op": "watch", "documents": ["state"], "leaseMs": 5}"#,
+            "field 'leaseMs' must be a whole number of milliseconds from 1000 to 60000"
+        ),
+        (
+            #"{"v": 1, "op": "watch", "documents": ["state"], "leaseMs": "10s"}"#,
+            "field 'leaseMs' must be a whole number of milliseconds from 1000 to 60000"
+        ),
     ])
     func malformedWatchesAreRefused(request: String, message: String) async throws {
         let node = try startQuietNode("w8")

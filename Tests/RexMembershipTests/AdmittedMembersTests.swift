@@ -24,7 +24,9 @@ import Testing
 
     @Test func aStrangerInAJoinTableOrSendingItselfIsRefused() {
         var membership = machine()
-        let table = [MemberUpdate(Member(id: "rogue", address: "addr-rogue")), MemberUpdate(Member(id: "c", address: "addr-c", incarnation: 3))]
+        let table = [
+            MemberUpdate(Member(id: "rogue", address: "addr-rogue")), MemberUpdate(Member(id: "c", address: "addr-c", incarnation: 3)),
+        ]
         membership.receive(MembershipTests.message(from: "b", .joinReply(members: table)), now: .zero, into: &out)
         #expect(membership.member("rogue") == nil)
         #expect(membership.member("c")?.incarnation == 3, "a member in the same table is taken")

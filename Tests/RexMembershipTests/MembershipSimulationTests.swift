@@ -102,7 +102,9 @@ import Testing
         #expect(seesAll != nil, "the newcomer did not see all 100 alive within 2 s")
         let allSeeIt = await simulation.advance(for: .seconds(3), step: .milliseconds(5)) { $0.everyone(sees: newcomer, as: [.alive]) }
         #expect(allSeeIt != nil)
-        if let seesAll, let allSeeIt { print("join at N = 100: newcomer sees all after \(seesAll - start), all see it after \(allSeeIt - start)") }
+        if let seesAll, let allSeeIt {
+            print("join at N = 100: newcomer sees all after \(seesAll - start), all see it after \(allSeeIt - start)")
+        }
     }
 
     @Test func aJoinRetriesUntilTheSeedAnswers() async {
@@ -115,7 +117,9 @@ import Testing
         let joinedEarly = simulation.members[newcomer].isJoined
         #expect(!joinedEarly)
         simulation.heal()
-        let joined = await simulation.advance(for: .seconds(3)) { $0.everyone(sees: newcomer, as: [.alive]) && $0.members[newcomer].isJoined }
+        let joined = await simulation.advance(for: .seconds(3)) {
+            $0.everyone(sees: newcomer, as: [.alive]) && $0.members[newcomer].isJoined
+        }
         #expect(joined != nil)
     }
 
@@ -126,7 +130,9 @@ import Testing
         simulation.leave(30)
         let start = simulation.now
         let seen = await simulation.advance(for: .seconds(2), step: .milliseconds(5)) { $0.everyone(sees: 30, as: [.left]) }
-        #expect(seen.map { ($0 - start) <= period * 8 } == true, "seen left by all after \(seen.map { $0 - start }.map(String.init(describing:)) ?? "never")")
+        #expect(
+            seen.map { ($0 - start) <= period * 8 } == true,
+            "seen left by all after \(seen.map { $0 - start }.map(String.init(describing:)) ?? "never")")
         simulation.crash(30)
         await simulation.advance(to: simulation.now + .seconds(5))
         #expect(log.deaths.isEmpty, "a member that left is not declared dead: \(log.deaths.prefix(3))")
@@ -144,7 +150,10 @@ import Testing
             simulation.join(newcomer, seeds: [0])
             _ = await simulation.advance(for: .seconds(1), step: .milliseconds(1)) { $0.status(of: newcomer, seenBy: 0) != nil }
             let start = simulation.now
-            guard let seen = await simulation.advance(for: .seconds(5), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) }) else {
+            guard
+                let seen = await simulation.advance(
+                    for: .seconds(5), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) })
+            else {
                 Issue.record("N = \(size): the change did not reach everyone")
                 continue
             }
@@ -241,7 +250,9 @@ extension MembershipSimulation {
         }
     }
 
-    mutating func advance(for limit: Duration, step: Duration = .milliseconds(10), until condition: (MembershipSimulation) -> Bool) async -> Duration? {
+    mutating func advance(for limit: Duration, step: Duration = .milliseconds(10), until condition: (MembershipSimulation) -> Bool) async
+        -> Duration?
+    {
         let end = now + limit
         while now < end {
             run(until: min(end, now + step))

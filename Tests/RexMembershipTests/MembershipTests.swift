@@ -5,8 +5,12 @@ import Testing
 @Suite final class MembershipTests {
     var out: [MembershipDirective] = []
 
-    static func machine(_ id: String = "a", peers: [String] = ["b", "c", "d"], settings: MembershipSettings = MembershipSettings()) -> Membership {
-        guard var membership = Membership(id: id, address: "addr-\(id)", settings: settings, seed: 1) else { preconditionFailure("valid id") }
+    static func machine(_ id: String = "a", peers: [String] = ["b", "c", "d"], settings: MembershipSettings = MembershipSettings())
+        -> Membership
+    {
+        guard var membership = Membership(id: id, address: "addr-\(id)", settings: settings, seed: 1) else {
+            preconditionFailure("valid id")
+        }
         var ignored: [MembershipDirective] = []
         for peer in peers { membership.add(peer, address: "addr-\(peer)", now: .zero, into: &ignored) }
         return membership
@@ -30,7 +34,9 @@ import Testing
         while now < .seconds(1) {
             out.removeAll()
             membership.tick(now: now, into: &out)
-            if let (message, destination) = sent.first, case .ping(let sequence) = message.body { return (destination.id ?? "?", sequence, now) }
+            if let (message, destination) = sent.first, case .ping(let sequence) = message.body {
+                return (destination.id ?? "?", sequence, now)
+            }
             now += .milliseconds(1)
         }
         Issue.record("no ping within a second")
@@ -75,7 +81,9 @@ import Testing
         }
         let floor = settings.protocolPeriod * (settings.suspicionMultiplier * 1)
         let ceiling = floor * settings.suspicionMaximumMultiplier
-        #expect(declared.map { $0 - (start + settings.protocolPeriod) >= ceiling - .milliseconds(60) } == true, "declared at \(String(describing: declared))")
+        #expect(
+            declared.map { $0 - (start + settings.protocolPeriod) >= ceiling - .milliseconds(60) } == true,
+            "declared at \(String(describing: declared))")
     }
 
     @Test func anAckInTimeKeepsTheTargetAlive() {
@@ -90,7 +98,8 @@ import Testing
 
     @Test func aRelayedAckOrANackComesFromTheIntermediary() {
         var membership = Self.machine()
-        membership.receive(Self.message(from: "b", .pingRequest(sequence: 77, target: "c", targetAddress: "addr-c")), now: .zero, into: &out)
+        membership.receive(
+            Self.message(from: "b", .pingRequest(sequence: 77, target: "c", targetAddress: "addr-c")), now: .zero, into: &out)
         guard let (ping, destination) = sent.first, case .ping(let relayed) = ping.body else {
             Issue.record("no ping to the target")
             return
@@ -102,7 +111,8 @@ import Testing
         #expect(sent.first?.1.id == "b")
 
         out.removeAll()
-        membership.receive(Self.message(from: "b", .pingRequest(sequence: 78, target: "d", targetAddress: "addr-d")), now: .seconds(1), into: &out)
+        membership.receive(
+            Self.message(from: "b", .pingRequest(sequence: 78, target: "d", targetAddress: "addr-d")), now: .seconds(1), into: &out)
         out.removeAll()
         membership.tick(now: .seconds(1) + membership.settings.pingTimeout, into: &out)
         #expect(sent.contains { $0.0.body == .nack(sequence: 78) && $0.1.id == "b" })
@@ -121,28 +131,34 @@ import Testing
         #expect(membership.me.incarnation == 1)
     }
 
-    @Test(arguments: [
-        // (current, incoming, result)
-        (MemberStatus.alive, 3, MemberStatus.alive, 2, MemberStatus.alive, 3),   // older alive: ignored
-        (.alive, 3, .suspect, 3, .suspect, 3),                                   // suspect beats alive of the same incarnation
-        (.alive, 3, .suspect, 2, .alive, 3),                                     // an old suspicion is stale
-        (.suspect, 3, .alive, 3, .suspect, 3),                                   // only a higher incarnation refutes
-        (.suspect, 3, .alive, 4, .alive, 4),
-        (.suspect, 3, .dead, 3, .dead, 3),
-        (.alive, 3, .dead, 2, .alive, 3),
-        (.dead, 3, .alive, 3, .dead, 3),                                         // old alive gossip cannot resurrect
-        (.dead, 3, .alive, 4, .alive, 4),                                        // a restarted member comes back
-        (.dead, 3, .suspect, 9, .dead, 3),
-        (.alive, 3, .left, 3, .left, 3),
-        (.dead, 3, .left, 3, .left, 3),
-        (.left, 3, .dead, 9, .left, 3),
-    ] as [(MemberStatus, UInt64, MemberStatus, UInt64, MemberStatus, UInt64)])
-    func precedenceFollowsIncarnationThenStatus(current: MemberStatus, currentIncarnation: UInt64, incoming: MemberStatus, incomingIncarnation: UInt64, result: MemberStatus, resultIncarnation: UInt64) {
+    @Test(
+        arguments: [
+            // (current, incoming, result)
+            (MemberStatus.alive, 3, MemberStatus.alive, 2, MemberStatus.alive, 3),  // older alive: ignored
+            (.alive, 3, .suspect, 3, .suspect, 3),  // suspect beats alive of the same incarnation
+            (.alive, 3, .suspect, 2, .alive, 3),  // an old suspicion is stale
+            (.suspect, 3, .alive, 3, .suspect, 3),  // only a higher incarnation refutes
+            (.suspect, 3, .alive, 4, .alive, 4),
+            (.suspect, 3, .dead, 3, .dead, 3),
+            (.alive, 3, .dead, 2, .alive, 3),
+            (.dead, 3, .alive, 3, .dead, 3),  // old alive gossip cannot resurrect
+            (.dead, 3, .alive, 4, .alive, 4),  // a restarted member comes back
+            (.dead, 3, .suspect, 9, .dead, 3),
+            (.alive, 3, .left, 3, .left, 3),
+            (.dead, 3, .left, 3, .left, 3),
+            (.left, 3, .dead, 9, .left, 3),
+        ] as [(MemberStatus, UInt64, MemberStatus, UInt64, MemberStatus, UInt64)])
+    func precedenceFollowsIncarnationThenStatus(
+        current: MemberStatus, currentIncarnation: UInt64, incoming: MemberStatus, incomingIncarnation: UInt64, result: MemberStatus,
+        resultIncarnation: UInt64
+    ) {
         var membership = Self.machine(peers: [])
         var out: [MembershipDirective] = []
         let steps: [MemberUpdate] = [
             MemberUpdate(Member(id: "x", address: "addr-x", status: .alive, incarnation: currentIncarnation)),
-            current == .alive ? nil : MemberUpdate(Member(id: "x", address: "addr-x", status: current, incarnation: currentIncarnation), suspectedBy: "b"),
+            current == .alive
+                ? nil
+                : MemberUpdate(Member(id: "x", address: "addr-x", status: current, incarnation: currentIncarnation), suspectedBy: "b"),
             MemberUpdate(Member(id: "x", address: "addr-x", status: incoming, incarnation: incomingIncarnation), suspectedBy: "c"),
         ].compactMap { $0 }
         for step in steps { membership.receive(Self.message(from: "b", .gossip, gossip: [step]), now: .zero, into: &out) }
@@ -211,7 +227,8 @@ import Testing
         var membership = Self.machine(settings: settings)
         var out: [MembershipDirective] = []
         for sequence in 0..<10 as Range<UInt32> {
-            membership.receive(Self.message(from: "b", .pingRequest(sequence: sequence, target: "c", targetAddress: "addr-c")), now: .zero, into: &out)
+            membership.receive(
+                Self.message(from: "b", .pingRequest(sequence: sequence, target: "c", targetAddress: "addr-c")), now: .zero, into: &out)
         }
         #expect(membership.counters.relaysDropped == 6)
     }
@@ -243,7 +260,9 @@ import Testing
         membership.tick(now: .zero, into: &out)
         out.removeAll()
         membership.leave(now: .milliseconds(10), into: &out)
-        let told = out.compactMap { if case .send(let message, let destination) = $0, message.body == .gossip { (message, destination) } else { nil } }
+        let told = out.compactMap {
+            if case .send(let message, let destination) = $0, message.body == .gossip { (message, destination) } else { nil }
+        }
         #expect(told.count == membership.settings.leaveFanout)
         #expect(told.allSatisfy { $0.0.gossip.contains(MemberUpdate(Member(id: "a", address: "addr-a", status: .left, incarnation: 1))) })
         #expect(Set(told.compactMap(\.1.id)).count == told.count)
@@ -251,7 +270,9 @@ import Testing
         for step in 1...30 { membership.tick(now: .milliseconds(10 * step), into: &out) }
         #expect(!out.contains { if case .send(let message, _) = $0, case .ping = message.body { true } else { false } })
         // Still answers, repeating that it left.
-        membership.receive(Self.message(from: "p1", .ping(sequence: 5), gossip: [MemberUpdate(Member(id: "a", address: "addr-a", incarnation: 1))]), now: .seconds(1), into: &out)
+        membership.receive(
+            Self.message(from: "p1", .ping(sequence: 5), gossip: [MemberUpdate(Member(id: "a", address: "addr-a", incarnation: 1))]),
+            now: .seconds(1), into: &out)
         guard case .send(let answer, _) = out.last else { return }
         #expect(answer.body == .ack(sequence: 5))
         #expect(answer.gossip.first?.member.status == .left)
@@ -285,7 +306,9 @@ import Testing
     @Test func aMessageClaimingAnotherSenderThanTheAuthenticatedOneIsDropped() throws {
         var membership = Self.machine()
         var out: [MembershipDirective] = []
-        let forged = try Self.message(from: "b", .ping(sequence: 1), gossip: [MemberUpdate(Member(id: "c", address: "addr-c", status: .dead))]).encoded()
+        let forged = try Self.message(
+            from: "b", .ping(sequence: 1), gossip: [MemberUpdate(Member(id: "c", address: "addr-c", status: .dead))]
+        ).encoded()
         membership.receive(forged, from: "d", now: .zero, into: &out)
         #expect(out.isEmpty)
         #expect(membership.counters.senderMismatches == 1)
@@ -297,7 +320,8 @@ import Testing
     @Test func aMessageFromAStrangerMakesItKnownAlive() {
         var membership = Self.machine()
         var out: [MembershipDirective] = []
-        membership.receive(MembershipMessage(sender: "e", senderAddress: "addr-e", senderIncarnation: 4, body: .ping(sequence: 1)), now: .zero, into: &out)
+        membership.receive(
+            MembershipMessage(sender: "e", senderAddress: "addr-e", senderIncarnation: 4, body: .ping(sequence: 1)), now: .zero, into: &out)
         #expect(membership.member("e") == Member(id: "e", address: "addr-e", status: .alive, incarnation: 4))
         #expect(out.contains(.statusChanged(Member(id: "e", address: "addr-e", status: .alive, incarnation: 4), previous: nil)))
     }
@@ -307,7 +331,8 @@ import Testing
         let dead = MemberUpdate(Member(id: "b", address: "addr-b", status: .dead, incarnation: 2))
         membership.receive(Self.message(from: "c", .gossip, gossip: [dead]), now: .zero, into: &out)
         out.removeAll()
-        membership.receive(MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 2, body: .ping(sequence: 9)), now: .zero, into: &out)
+        membership.receive(
+            MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 2, body: .ping(sequence: 9)), now: .zero, into: &out)
         let notice = try #require(sent.first { $0.0.body == .gossip })
         #expect(notice.1.id == "b")
         #expect(notice.0.gossip.first == dead)
@@ -316,7 +341,8 @@ import Testing
         var bOut: [MembershipDirective] = []
         b.receive(notice.0, now: .zero, into: &bOut)
         #expect(b.me.incarnation == 3)
-        membership.receive(MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 3, body: .ack(sequence: 0)), now: .zero, into: &out)
+        membership.receive(
+            MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 3, body: .ack(sequence: 0)), now: .zero, into: &out)
         #expect(membership.member("b")?.status == .alive)
     }
 
@@ -330,7 +356,9 @@ import Testing
         var random = MembershipRandom(seed: 23)
         var out: [MembershipDirective] = []
         var now = Duration.zero
-        func id() -> String { random.chance(0.5) ? "p\(random.index(below: 12))" : (random.chance(0.1) ? "a" : "r\(random.index(below: 500))") }
+        func id() -> String {
+            random.chance(0.5) ? "p\(random.index(below: 12))" : (random.chance(0.1) ? "a" : "r\(random.index(below: 500))")
+        }
         func incarnation() -> UInt64 { random.chance(0.05) ? .max : UInt64(random.index(below: 5)) }
         func update() -> MemberUpdate {
             let status = MemberStatus.allCases[random.index(below: 4)]

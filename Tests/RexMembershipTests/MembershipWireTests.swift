@@ -9,9 +9,12 @@ let sampleMessages: [MembershipMessage] = {
     let left = MemberUpdate(Member(id: "n5", address: "a", status: .left, incarnation: 0))
     let gossip = [alive, suspect, dead, left]
     return [
-        MembershipMessage(sender: "n1", senderAddress: "tcp://10.0.0.1:7000", senderIncarnation: 1 << 40, body: .ping(sequence: 7), gossip: gossip),
+        MembershipMessage(
+            sender: "n1", senderAddress: "tcp://10.0.0.1:7000", senderIncarnation: 1 << 40, body: .ping(sequence: 7), gossip: gossip),
         MembershipMessage(sender: "n1", senderAddress: "tcp://10.0.0.1:7000", body: .ping(sequence: .max)),
-        MembershipMessage(sender: "n1", senderAddress: "x", body: .pingRequest(sequence: 9, target: "n3", targetAddress: "tcp://10.0.0.3:7000"), gossip: [suspect]),
+        MembershipMessage(
+            sender: "n1", senderAddress: "x", body: .pingRequest(sequence: 9, target: "n3", targetAddress: "tcp://10.0.0.3:7000"),
+            gossip: [suspect]),
         MembershipMessage(sender: "n1", senderAddress: "x", body: .ack(sequence: 0), gossip: [dead]),
         MembershipMessage(sender: "n1", senderAddress: "x", body: .nack(sequence: 12345)),
         MembershipMessage(sender: "n1", senderAddress: "x", body: .join(members: gossip, wantsReply: true)),
@@ -39,21 +42,27 @@ let sampleMessages: [MembershipMessage] = {
         }
     }
 
-    @Test(arguments: [
-        ([0x00, 1, 1], MembershipWireError.badMagic),
-        ([0x53, 2, 1], .unsupportedVersion),
-        ([0x53, 1, 99, 1, 0x61, 1, 0x62], .unknownKind),
-        ([0x53, 1, 1, 0, 1, 0x62], .badString),                                  // empty id
-        ([0x53, 1, 1, 65] + [UInt8](repeating: 0x61, count: 65) + [1, 0x62], .badString), // id over 64 bytes
-        ([0x53, 1, 1, 1, 0xFF, 1, 0x62, 0, 0, 0, 0, 0], .badString),             // not UTF-8
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 33], .tooManyEntries),       // 33 gossip updates
-        ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0, 0xFF, 0xFF, 0], .tooManyEntries),        // 65535 members
-        ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0, 200, 0, 0], .truncated),                 // 200 members in 1 byte
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 7, 0, 1, 0x63, 1, 0x64], .unknownStatus),
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 0] + [UInt8](repeating: 0xFF, count: 10) + [1, 0x63, 1, 0x64], .badVarint),
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 1, 0x63, 1, 0x64], .badVarint),
-        ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 0, 0], .trailingBytes),
-    ] as [([UInt8], MembershipWireError)])
+    @Test(
+        arguments: [
+            ([0x00, 1, 1], MembershipWireError.badMagic),
+            ([0x53, 2, 1], .unsupportedVersion),
+            ([0x53, 1, 99, 1, 0x61, 1, 0x62], .unknownKind),
+            ([0x53, 1, 1, 0, 1, 0x62], .badString),  // empty id
+            ([0x53, 1, 1, 65] + [UInt8](repeating: 0x61, count: 65) + [1, 0x62], .badString),  // id over 64 bytes
+            ([0x53, 1, 1, 1, 0xFF, 1, 0x62, 0, 0, 0, 0, 0], .badString),  // not UTF-8
+            ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 33], .tooManyEntries),  // 33 gossip updates
+            ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0, 0xFF, 0xFF, 0], .tooManyEntries),  // 65535 members
+            ([0x53, 1, 6, 1, 0x61, 1, 0x62, 0, 200, 0, 0], .truncated),  // 200 members in 1 byte
+            ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 7, 0, 1, 0x63, 1, 0x64], .unknownStatus),
+            ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 0] + [UInt8](repeating: 0xFF, count: 10) + [1, 0x63, 1, 0x64], .badVarint),
+            (
+                [
+                    0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 1, 0x63,
+                    1, 0x64,
+                ], .badVarint
+            ),
+            ([0x53, 1, 1, 1, 0x61, 1, 0x62, 0, 0, 0, 0, 0, 0, 0], .trailingBytes),
+        ] as [([UInt8], MembershipWireError)])
     func forgedFieldsAreNamedErrors(bytes: [UInt8], error: MembershipWireError) {
         #expect(throws: error) { try MembershipMessage(decoding: bytes) }
     }
@@ -65,12 +74,15 @@ let sampleMessages: [MembershipMessage] = {
 
     @Test func theEncoderRefusesWhatTheDecoderWouldAndLeavesTheBufferAsItWas() {
         let long = String(repeating: "x", count: MembershipWire.maxIDBytes + 1)
-        let tooManyGossip = [MemberUpdate](repeating: MemberUpdate(Member(id: "a", address: "b")), count: MembershipWire.maxGossipPerMessage + 1)
+        let tooManyGossip = [MemberUpdate](
+            repeating: MemberUpdate(Member(id: "a", address: "b")), count: MembershipWire.maxGossipPerMessage + 1)
         let bad = [
             MembershipMessage(sender: long, senderAddress: "x", body: .ping(sequence: 1)),
             MembershipMessage(sender: "", senderAddress: "x", body: .ping(sequence: 1)),
             MembershipMessage(sender: "a", senderAddress: "x", body: .ping(sequence: 1), gossip: tooManyGossip),
-            MembershipMessage(sender: "a", senderAddress: "x", body: .ping(sequence: 1), gossip: [MemberUpdate(Member(id: "a", address: "b", status: .suspect))]),
+            MembershipMessage(
+                sender: "a", senderAddress: "x", body: .ping(sequence: 1),
+                gossip: [MemberUpdate(Member(id: "a", address: "b", status: .suspect))]),
         ]
         for message in bad {
             var buffer: [UInt8] = [1, 2, 3]

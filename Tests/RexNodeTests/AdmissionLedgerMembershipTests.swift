@@ -1,5 +1,6 @@
 import RexControl
 import Testing
+
 @testable import RexNode
 
 /// The admission ledger and the reducer agree on the peer limit when the SWIM membership adds
@@ -50,8 +51,12 @@ import Testing
         ledger.countMembers(of: state)
         try ledger.admit(.addPeer(id: "n3", endpoint: "tcp://127.0.0.1:7103"), limits: limits, node: "n1")
         try ledger.admit(.addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"), limits: limits, node: "n1")
-        #expect(throws: ControlError.self) { try ledger.admit(.addPeer(id: "n5", endpoint: "tcp://127.0.0.1:7105"), limits: limits, node: "n1") }
-        for action in [NodeAction.addPeer(id: "n3", endpoint: "tcp://127.0.0.1:7103"), .addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104")] {
+        #expect(throws: ControlError.self) {
+            try ledger.admit(.addPeer(id: "n5", endpoint: "tcp://127.0.0.1:7105"), limits: limits, node: "n1")
+        }
+        for action in [
+            NodeAction.addPeer(id: "n3", endpoint: "tcp://127.0.0.1:7103"), .addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"),
+        ] {
             NodeFeature.reduce(action, &state)
         }
         #expect(state.peers.count == 3)

@@ -1,5 +1,6 @@
 import RexControl
 import Testing
+
 @testable import RexNode
 
 /// The limit check at acceptance, on keys alone: it must agree with the reducer's own rules,
@@ -49,7 +50,9 @@ import Testing
         state.peers = ["n2": Peer(endpoint: "tcp://127.0.0.1:2"), "n3": Peer(endpoint: "tcp://127.0.0.1:3")]
         state.feeds = ["a": Feed(value: "1"), "b": Feed(value: "2")]
         var ledger = AdmissionLedger(state)
-        #expect(throws: ControlError.self) { try ledger.admit(.addPeer(id: "n4", endpoint: "tcp://127.0.0.1:4"), limits: limits, node: "n1") }
+        #expect(throws: ControlError.self) {
+            try ledger.admit(.addPeer(id: "n4", endpoint: "tcp://127.0.0.1:4"), limits: limits, node: "n1")
+        }
         #expect(throws: ControlError.self) { try ledger.admit(.set(topic: "c", value: "1"), limits: limits, node: "n1") }
         // A configured peer removed by an operator frees its slot too.
         try ledger.admit(.removePeer(id: "n2"), limits: limits, node: "n1")

@@ -1,6 +1,6 @@
 import RexControl
-import Testing
 import RexNode
+import Testing
 
 /// A node started from a cluster file serves metrics where the file says, and only then.
 @Suite struct ClusterMetricsTests {

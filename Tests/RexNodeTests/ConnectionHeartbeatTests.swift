@@ -1,6 +1,7 @@
 import RexControl
 import Testing
 import ZMQ
+
 @testable import RexNode
 
 /// ZMTP heartbeats on the data plane: on every connection of a node under the heartbeat
@@ -29,8 +30,9 @@ import ZMQ
     }
 
     @Test func heartbeatMembershipKeepsThemOnBothSides() throws {
-        #expect(try heartbeatOptions(connectionHeartbeats: true)
-            == [ConnectionHeartbeat.interval, ConnectionHeartbeat.timeout, ConnectionHeartbeat.interval, ConnectionHeartbeat.timeout])
+        #expect(
+            try heartbeatOptions(connectionHeartbeats: true)
+                == [ConnectionHeartbeat.interval, ConnectionHeartbeat.timeout, ConnectionHeartbeat.interval, ConnectionHeartbeat.timeout])
     }
 
     /// An interval of zero is libzmq's "send no PING" (its default; the timeout then never runs).

@@ -1,8 +1,8 @@
-import RexControl
 import Foundation
 import NodeTestSupport
-import Testing
+import RexControl
 import RexNode
+import Testing
 
 /// The control endpoint answers every request; bad ones get error replies and the node lives on.
 @Suite(.serialized) struct ControlEndpointTests {
@@ -34,10 +34,22 @@ import RexNode
             (#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "$snap.1.1", "value": "x"}}"#, "badAction"),
             // ... and names, values and whole requests have limits (this node: 16-byte names,
             // 32-byte values, 512-byte requests, 2 feeds).
-            (#"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(String(repeating: "t", count: 17))", "value": "x"}}"#, "tooLarge"),
-            (#"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "\#(String(repeating: "n", count: 17))", "topic": "t"}}"#, "tooLarge"),
-            (#"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "f", "topic": "t", "from": "\#(String(repeating: "p", count: 17))"}}"#, "tooLarge"),
-            (#"{"v": 1, "op": "dispatch", "action": {"type": "publish", "topic": "t", "payload": "\#(String(repeating: "v", count: 33))"}}"#, "tooLarge"),
+            (
+                #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(String(repeating: "t", count: 17))", "value": "x"}}"#,
+                "tooLarge"
+            ),
+            (
+                #"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "\#(String(repeating: "n", count: 17))", "topic": "t"}}"#,
+                "tooLarge"
+            ),
+            (
+                #"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "f", "topic": "t", "from": "\#(String(repeating: "p", count: 17))"}}"#,
+                "tooLarge"
+            ),
+            (
+                #"{"v": 1, "op": "dispatch", "action": {"type": "publish", "topic": "t", "payload": "\#(String(repeating: "v", count: 33))"}}"#,
+                "tooLarge"
+            ),
             (#"{"v": 1, "op": "ping", "padding": "\#(String(repeating: " ", count: 600))"}"#, "tooLarge"),
         ]
         for (request, expected) in cases {
@@ -57,7 +69,8 @@ import RexNode
     @Test func dispatchStateKeepAndMetricsAnswer() async throws {
         let node = try startNode("c2")
         let endpoint = node.controlEndpoint
-        let accepted = try await controlRequest(endpoint, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "eu.prices", "value": "42"}}"#)
+        let accepted = try await controlRequest(
+            endpoint, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "eu.prices", "value": "42"}}"#)
         #expect((accepted?["result"] as? [String: Any])?["accepted"] as? Bool == true)
         #expect(await waitFor(node) { $0.feeds["eu.prices"]?.value == "42" })
 

@@ -4,6 +4,7 @@ import SwiftRex
 import SwiftRexTesting
 import Synchronization
 import Testing
+
 @testable import RexNode
 
 /// The control endpoint's durable path without a disk: a recorder stands in for the journal
@@ -124,12 +125,14 @@ import Testing
     }
 
     @Test func theJournalMetricsCountPendingActionsAndTheFailure() throws {
-        let harness = Harness(mode: .batch, maxPending: 100, recovery: {
-            var report = RecoveryReport()
-            report.discardedLogFrames = 2
-            report.truncatedJournalBatches = 1
-            return report
-        }())
+        let harness = Harness(
+            mode: .batch, maxPending: 100,
+            recovery: {
+                var report = RecoveryReport()
+                report.discardedLogFrames = 2
+                report.truncatedJournalBatches = 1
+                return report
+            }())
         defer { harness.stop() }
         var metrics = try harness.metrics()
         #expect(metrics.pendingActions == 0 && !metrics.failed && metrics.durability == .batch)
@@ -199,8 +202,10 @@ private final class Harness: Sendable {
     private let dispatch: ReactorBound<DurableDispatch>
     private let answered = Replies()
 
-    init(mode: DurabilityMode, maxPending: Int, maxPendingBytes: Int = 1 << 20, limits: NodeLimits = NodeLimits(),
-         recovery: RecoveryReport = RecoveryReport()) {
+    init(
+        mode: DurabilityMode, maxPending: Int, maxPendingBytes: Int = 1 << 20, limits: NodeLimits = NodeLimits(),
+        recovery: RecoveryReport = RecoveryReport()
+    ) {
         let reactor = Reactor(name: "dispatch-test")
         self.reactor = reactor
         let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 1000, limits: limits)
@@ -208,8 +213,9 @@ private final class Harness: Sendable {
         let clock = TestClock()
         let environment = NodeEnvironment(
             transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "d1", level: .error, sink: { _ in }))
-        let store = Store(initial: NodeState(id: "d1", settings: settings), behavior: NodeFeature.behavior,
-                          environment: environment, clock: clock, executor: .custom(reactor))
+        let store = Store(
+            initial: NodeState(id: "d1", settings: settings), behavior: NodeFeature.behavior,
+            environment: environment, clock: clock, executor: .custom(reactor))
         self.store = store
         let sink = self.sink
         let answered = self.answered
@@ -242,7 +248,7 @@ private final class Harness: Sendable {
                 }
             }
         }
-        try reactor.sync {}   // the next turn starts after the last one's turn-end hooks
+        try reactor.sync {}  // the next turn starts after the last one's turn-end hooks
         return outcome
     }
 

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import NodeTestSupport
 import RexControl
 import SQLite
 import Synchronization
-import NodeTestSupport
 import Testing
+
 @testable import RexNode
 
 /// The journal on disk: what a restart recovers after a clean stop, a crash, a torn or damaged
@@ -220,9 +221,10 @@ import Testing
         // Written without an fsync per commit (the setup, not what is measured).
         var setup = dir.options()
         setup.mode = .none
-        try await append((0..<100).map { chunk in
-            (0..<1000).map { .follow(name: "f\(chunk * 1000 + $0)", topic: "topic.\($0)", from: nil) }
-        }, setup)
+        try await append(
+            (0..<100).map { chunk in
+                (0..<1000).map { .follow(name: "f\(chunk * 1000 + $0)", topic: "topic.\($0)", from: nil) }
+            }, setup)
         let (follows, elapsed) = try await onDisk {
             let start = ContinuousClock.now
             let journal = try NodeJournal(options: dir.options(), log: .quiet)
@@ -268,7 +270,8 @@ import Testing
         let frozen = options
         let lines = LogLines()
         let value = String(repeating: "v", count: 3000)
-        let run = try await onDisk { () throws -> (committed: [[NodeAction]], failure: WriterProbe.Seen?, after: WriterProbe.Seen, counters: JournalCounters) in
+        let run = try await onDisk {
+            () throws -> (committed: [[NodeAction]], failure: WriterProbe.Seen?, after: WriterProbe.Seen, counters: JournalCounters) in
             let writer = try WriterProbe(frozen, log: lines.logger)
             var committed: [[NodeAction]] = []
             var failure: WriterProbe.Seen?
@@ -305,7 +308,7 @@ import Testing
         try await append(filled, dir.options())
         let pages = try fileSize(dir.options().databasePath) / 4096
         var options = dir.options()
-        options.maxDatabasePages = pages + 4   // room for a small row, not for the snapshot
+        options.maxDatabasePages = pages + 4  // room for a small row, not for the snapshot
         options.compactEveryActions = 1
         let frozen = options
         let lines = LogLines()
@@ -313,7 +316,7 @@ import Testing
         let (seen, counters) = try await onDisk { () throws -> ([WriterProbe.Seen], JournalCounters) in
             let writer = try WriterProbe(frozen, log: lines.logger)
             var seen = [try writer.commit(tiny)]
-            seen.append(try writer.next())   // the compaction's report
+            seen.append(try writer.next())  // the compaction's report
             seen.append(try writer.commit([.set(topic: "later", value: "2")]))
             let counters = writer.writer.counters
             writer.writer.close()
@@ -486,10 +489,11 @@ private final class WriterProbe: Sendable {
     init(_ options: DurableOptions, log: NodeLogger = .quiet) throws {
         let inbox = self.inbox
         writer = try JournalWriter.start(options: options, log: log) { outcome in
-            let seen: Seen = switch outcome {
-            case .committed(let count): .committed(count)
-            case .failed(let count, let error): .failed(count: count, code: error.code & 0xff)
-            }
+            let seen: Seen =
+                switch outcome {
+                case .committed(let count): .committed(count)
+                case .failed(let count, let error): .failed(count: count, code: error.code & 0xff)
+                }
             inbox.reports.withLock { $0.append(seen) }
             inbox.arrived.signal()
         }.writer

@@ -2,6 +2,7 @@ import Foundation
 import NodeTestSupport
 import RexControl
 import Testing
+
 @testable import RexNode
 
 /// A node with a data directory: the control endpoint answers after the commit and says so, and
@@ -13,12 +14,13 @@ import Testing
     ) throws -> Node {
         var options = DurableOptions(directory: directory, mode: mode)
         adjust(&options)
-        return try Node.start(NodeConfiguration(
-            id: "d1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            peers: ["n2": "tcp://127.0.0.1:1"],
-            settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: limits),
-            logLevel: .warning, durable: options
-        ), logger: logger)
+        return try Node.start(
+            NodeConfiguration(
+                id: "d1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                peers: ["n2": "tcp://127.0.0.1:1"],
+                settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: limits),
+                logLevel: .warning, durable: options
+            ), logger: logger)
     }
 
     private func dispatch(_ node: Node, _ action: String) async throws -> [String: Any]? {
@@ -198,9 +200,11 @@ import Testing
     }
 
     @Test func commandLineFlags() throws {
-        guard case .run(let configuration) = try NodeCommand.parse([
-            "--id", "n1", "--data-dir", "/tmp/x", "--durability", "none", "--compact-actions", "10", "--compact-bytes", "4096",
-        ]) else { Issue.record("expected a run invocation"); return }
+        guard
+            case .run(let configuration) = try NodeCommand.parse([
+                "--id", "n1", "--data-dir", "/tmp/x", "--durability", "none", "--compact-actions", "10", "--compact-bytes", "4096",
+            ])
+        else { Issue.record("expected a run invocation"); return }
         #expect(configuration.durable == DurableOptions(directory: "/tmp/x", mode: .none, compactEveryActions: 10, compactEveryBytes: 4096))
         guard case .run(let plain) = try NodeCommand.parse(["--id", "n1", "--data-dir", "/tmp/x"]) else { return }
         #expect(plain.durable?.mode == .batch)

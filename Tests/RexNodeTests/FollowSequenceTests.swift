@@ -1,5 +1,6 @@
 import RexControl
 import Testing
+
 @testable import RexNode
 
 /// Sequence tracking in one follow, per sender, epoch and topic (what the reducer records for
@@ -20,11 +21,11 @@ import Testing
         var follow = Follow(topic: "eu.*")
         _ = record(&follow, 1, topic: "eu.x")
         _ = record(&follow, 2, topic: "eu.x")
-        _ = record(&follow, 5, topic: "eu.x")   // 3 and 4 missed
+        _ = record(&follow, 5, topic: "eu.x")  // 3 and 4 missed
         #expect(follow.gaps == 2)
-        _ = record(&follow, 7, topic: "eu.y")   // first from this topic: no gap
-        _ = record(&follow, 1, sender: "b", topic: "eu.x")   // first from this sender: no gap
-        _ = record(&follow, 3, sender: "b", topic: "eu.x")   // 2 missed
+        _ = record(&follow, 7, topic: "eu.y")  // first from this topic: no gap
+        _ = record(&follow, 1, sender: "b", topic: "eu.x")  // first from this sender: no gap
+        _ = record(&follow, 3, sender: "b", topic: "eu.x")  // 2 missed
         #expect(follow.gaps == 3)
         #expect(sequences(follow) == ["a": ["eu.x": 5, "eu.y": 7], "b": ["eu.x": 3]])
         #expect(follow.streams == 3 && follow.count == 6)
@@ -33,8 +34,8 @@ import Testing
     @Test func repeatsAndOlderMessagesAreCountedAndDropped() {
         var follow = Follow(topic: "t")
         #expect(record(&follow, 4))
-        #expect(!record(&follow, 4))       // a repeat
-        #expect(!record(&follow, 2))       // older
+        #expect(!record(&follow, 4))  // a repeat
+        #expect(!record(&follow, 2))  // older
         #expect(follow.duplicates == 1 && follow.reordered == 1 && follow.gaps == 0 && follow.count == 1)
         #expect(follow.senders["a"]?.lastSequence["t"] == 4)
         #expect(record(&follow, 5))
@@ -44,11 +45,12 @@ import Testing
     /// The reducer's path: a duplicate or older message never replaces the newest value.
     @Test func onlyAcceptedMessagesSetTheLastValue() {
         var follow = Follow(topic: "t")
-        let accepted = follow.record([
-            Received(topic: "t", sender: "a", sequence: 5, value: "new"),
-            Received(topic: "t", sender: "a", sequence: 3, value: "old"),
-            Received(topic: "t", sender: "a", sequence: 5, value: "replayed"),
-        ], streamLimit: 16)
+        let accepted = follow.record(
+            [
+                Received(topic: "t", sender: "a", sequence: 5, value: "new"),
+                Received(topic: "t", sender: "a", sequence: 3, value: "old"),
+                Received(topic: "t", sender: "a", sequence: 5, value: "replayed"),
+            ], streamLimit: 16)
         #expect(accepted == 1)
         #expect(follow.lastValue == "new" && follow.count == 1 && follow.reordered == 1 && follow.duplicates == 1)
     }
@@ -69,7 +71,7 @@ import Testing
         #expect(record(&follow, UInt64.max))
         #expect(follow.gaps == Int.max)
         _ = record(&follow, 1, sender: "b")
-        _ = record(&follow, UInt64.max, sender: "b")   // the sum saturates too
+        _ = record(&follow, UInt64.max, sender: "b")  // the sum saturates too
         #expect(follow.gaps == Int.max)
     }
 
@@ -94,7 +96,7 @@ import Testing
         _ = record(&follow, 1, sender: "keeper", topic: "p.x", limit: 4)
         for index in 0..<10 {
             _ = record(&follow, 1, sender: "s\(index)", topic: "p.x", limit: 4)
-            _ = record(&follow, UInt64(index) + 2, sender: "keeper", topic: "p.x", limit: 4)   // heard often: stays
+            _ = record(&follow, UInt64(index) + 2, sender: "keeper", topic: "p.x", limit: 4)  // heard often: stays
         }
         #expect(follow.senders.count == 4 && follow.streams == 4)
         #expect(follow.senders["keeper"] != nil && follow.senders["s9"] != nil && follow.senders["s0"] == nil)

@@ -1,8 +1,9 @@
-import RexControl
 import Foundation
 import NodeTestSupport
+import RexControl
 import Testing
 import ZMQ
+
 @testable import RexNode
 
 /// Rogue peers on the data plane, built on the project's ZMQ layer: each case is a finding of the
@@ -58,11 +59,12 @@ import ZMQ
         try rogue.send("t\0rogue 1 5", "older")
         try rogue.send("$hb.rogue\0rogue 1 1", "")
         try rogue.send("$hb.rogue\0rogue 1 18446744073709551615", "")
-        try rogue.send("$hb.h9\0rogue 1 7", "")   // a heartbeat claiming another sender
+        try rogue.send("$hb.h9\0rogue 1 7", "")  // a heartbeat claiming another sender
         try rogue.send("t\0rogue 1 18446744073709551615", "replayed")
-        #expect(await waitFor(node) {
-            $0.follows["f"]?.reordered == 1 && $0.follows["f"]?.duplicates == 1 && $0.peers["rogue"]?.lastHeartbeat == UInt64.max
-        })
+        #expect(
+            await waitFor(node) {
+                $0.follows["f"]?.reordered == 1 && $0.follows["f"]?.duplicates == 1 && $0.peers["rogue"]?.lastHeartbeat == UInt64.max
+            })
         let follow = node.state.follows["f"]
         #expect(follow?.lastValue == "max" && follow?.count == 2 && follow?.gaps == Int.max)
         #expect(node.ioCounters().malformed == 1, "the 25-digit sequence")

@@ -5,6 +5,7 @@ import RexMembership
 import Synchronization
 import Testing
 import ZMQ
+
 @testable import RexNode
 
 /// Nodes running the SWIM membership over real sockets (ipc endpoints known before any node
@@ -134,20 +135,24 @@ import ZMQ
         let ping = try MembershipMessage(
             sender: "rogue", senderAddress: "tcp://127.0.0.1:1 tcp://127.0.0.1:2", senderIncarnation: 0, body: .ping(sequence: 1)
         ).encoded()
-        _ = try rogue.send([0x00, 0x01, 0x02], flags: [])                                       // not the magic
-        _ = try rogue.send([MembershipWire.magic, 9, 1], flags: [])                           // a version not spoken
-        _ = try rogue.send(Array(ping.dropLast(3)), flags: [])                                // cut short
-        _ = try rogue.send(ping + [0xEE], flags: [])                                           // a byte too many
-        _ = try rogue.send(Array(repeating: MembershipWire.magic, count: 20_000), flags: []) // over 16 KiB
-        _ = try rogue.send([1], flags: .more)                                                  // three frames at the ROUTER
+        _ = try rogue.send([0x00, 0x01, 0x02], flags: [])  // not the magic
+        _ = try rogue.send([MembershipWire.magic, 9, 1], flags: [])  // a version not spoken
+        _ = try rogue.send(Array(ping.dropLast(3)), flags: [])  // cut short
+        _ = try rogue.send(ping + [0xEE], flags: [])  // a byte too many
+        _ = try rogue.send(Array(repeating: MembershipWire.magic, count: 20_000), flags: [])  // over 16 KiB
+        _ = try rogue.send([1], flags: .more)  // three frames at the ROUTER
         _ = try rogue.send([2], flags: [])
-        let expected: [String: Int] = ["bad_magic": 1, "unsupported_version": 1, "truncated": 1, "trailing_bytes": 1, "oversized": 1, "bad_frames": 1]
+        let expected: [String: Int] = [
+            "bad_magic": 1, "unsupported_version": 1, "truncated": 1, "trailing_bytes": 1, "oversized": 1, "bad_frames": 1,
+        ]
         let counted = await Self.countersReach(n1) { counters in
-            guard let metrics = MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: []) else { return false }
+            guard let metrics = MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: [])
+            else { return false }
             return expected.allSatisfy { metrics.dropped[$0.key] == $0.value }
         }
         let counters = try await offPool { n1.ioCounters() }
-        let metrics = try #require(MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: n1.state.peers.values))
+        let metrics = try #require(
+            MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: n1.state.peers.values))
         #expect(counted, "\(metrics.dropped)")
         #expect(metrics.members == MetricsDocument.MemberCounts(alive: 1), "no member from the garbage: \(metrics.members)")
         #expect(n1.state.peers["rogue"] == nil)

@@ -2,15 +2,17 @@ import Foundation
 import NodeTestSupport
 import RexControl
 import Testing
+
 @testable import RexNode
 
 /// `--metrics`: HTTP over a plain TCP socket, as a Prometheus server scrapes it.
 @Suite(.serialized) struct MetricsEndpointTests {
     func startMetricsNode(_ id: String) throws -> (Node, UInt16) {
-        let node = try Node.start(NodeConfiguration(
-            id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            peers: ["ghost": "tcp://127.0.0.1:1"], settings: NodeSettings(heartbeatIntervalMs: 50), logLevel: .warning,
-            metricsEndpoint: "tcp://127.0.0.1:*"))
+        let node = try Node.start(
+            NodeConfiguration(
+                id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                peers: ["ghost": "tcp://127.0.0.1:1"], settings: NodeSettings(heartbeatIntervalMs: 50), logLevel: .warning,
+                metricsEndpoint: "tcp://127.0.0.1:*"))
         let port = try #require(node.metricsEndpoint.flatMap { UInt16($0.split(separator: ":").last ?? "") })
         return (node, port)
     }
@@ -36,7 +38,9 @@ import Testing
             if line.hasPrefix("# TYPE ") { types[String(words[2])] = String(words[3]); continue }
             let name = String(line.prefix { $0 != "{" && $0 != " " })
             #expect(name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "\(line)")
-            let family = types[name] != nil ? name
+            let family =
+                types[name] != nil
+                ? name
                 : ["_bucket", "_sum", "_count"].compactMap { suffix in
                     name.hasSuffix(suffix) ? String(name.dropLast(suffix.count)) : nil
                 }.first { types[$0] == "histogram" } ?? name
@@ -56,8 +60,9 @@ import Testing
         ] { #expect(types[name] == "gauge", "\(name)") }
         #expect(types["rexnode_reconcile_cycle_duration_seconds"] == "histogram")
         #expect(text.contains("rexnode_info{node=\"m1\"} 1\n"))
-        #expect(text.contains("rexnode_members{status=\"unknown\"} 1\n") || text.contains("rexnode_members{status=\"suspect\"} 1\n")
-            || text.contains("rexnode_members{status=\"gone\"} 1\n"), "the ghost peer is counted once")
+        #expect(
+            text.contains("rexnode_members{status=\"unknown\"} 1\n") || text.contains("rexnode_members{status=\"suspect\"} 1\n")
+                || text.contains("rexnode_members{status=\"gone\"} 1\n"), "the ghost peer is counted once")
 
         // The histogram: cumulative buckets ending with +Inf, which equals _count.
         let histogram = "rexnode_reconcile_cycle_duration_seconds"
@@ -127,7 +132,8 @@ import Testing
         // Unreadable (a field missing): counted as invalid; read but refused by the node: dispatch.
         _ = try await controlRequest(control, #"{"v": 1, "op": "dispatch", "action": {"type": "set"}}"#)
         let longTopic = String(repeating: "t", count: 300)
-        _ = try await controlRequest(control, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(longTopic)", "value": "1"}}"#)
+        _ = try await controlRequest(
+            control, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "\#(longTopic)", "value": "1"}}"#)
         _ = try await controlRequest(control, #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "a", "value": "1"}}"#)
         _ = try await controlRequest(control, #"{"v": 1, "op": "state"}"#)
         #expect(await waitFor(node) { $0.feeds["a"] != nil })
@@ -167,10 +173,12 @@ import Testing
 
     @Test func requestHeadsAreParsedFromBytesAlone() {
         #expect(HTTPRequestHead.parse(Array("GET /metrics HTTP/1.1\r\nHost: a".utf8)) == .incomplete)
-        #expect(HTTPRequestHead.parse(Array("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
-            == .request(HTTPRequestHead(method: "GET", path: "/metrics")))
-        #expect(HTTPRequestHead.parse(Array("GET /healthz HTTP/1.0\n\n".utf8))
-            == .request(HTTPRequestHead(method: "GET", path: "/healthz")))
+        #expect(
+            HTTPRequestHead.parse(Array("GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+                == .request(HTTPRequestHead(method: "GET", path: "/metrics")))
+        #expect(
+            HTTPRequestHead.parse(Array("GET /healthz HTTP/1.0\n\n".utf8))
+                == .request(HTTPRequestHead(method: "GET", path: "/healthz")))
         #expect(HTTPRequestHead.parse(Array("GET /metrics\r\n\r\n".utf8)) == .malformed)
         #expect(HTTPRequestHead.parse(Array("GET metrics HTTP/1.1\r\n\r\n".utf8)) == .malformed)
         #expect(HTTPRequestHead.parse(Array("GET /metrics SPDY/3\r\n\r\n".utf8)) == .malformed)

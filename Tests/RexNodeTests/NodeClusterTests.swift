@@ -1,9 +1,10 @@
-import RexControl
 import Foundation
 import NodeTestSupport
-import Testing
-@testable import RexNode
+import RexControl
 import SwiftRex
+import Testing
+
+@testable import RexNode
 
 /// Nodes in one process over real sockets on loopback: what only the runtime can show — wire
 /// framing, snapshots over shared and dedicated sockets, the outbox, routing a live stream while
@@ -43,7 +44,7 @@ import SwiftRex
         let n2 = try startNode("n2", peers: ["n1": n1.pubEndpoint])
         n2.dispatch(.follow(name: "burst", topic: "burst", from: nil))
         #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions().contains("burst") })
-        let count = NodePublisher.outboxLimit * 10 + 7   // dispatched faster than processed: big batches
+        let count = NodePublisher.outboxLimit * 10 + 7  // dispatched faster than processed: big batches
         for n in 1...count { n1.dispatch(.publish(topic: "burst", payload: "m\(n)")) }
         #expect(await waitFor(n2) { $0.follows["burst"]?.count == count })
         let follow = try #require(n2.state.follows["burst"])
@@ -66,10 +67,11 @@ import SwiftRex
 
         n2.dispatch(.follow(name: "second", topic: "s.x", from: nil))
         n2.dispatch(.follow(name: "all", topic: "s.*", from: nil))
-        #expect(await eventually(.seconds(30)) {
-            let live = await n2.store.keep().channels.filter { $0.status == .live }.map { "\($0.id)" }
-            return live.contains("follow[second]") && live.contains("follow[all]") && n1.publisherSubscriptions().contains("s.*")
-        })
+        #expect(
+            await eventually(.seconds(30)) {
+                let live = await n2.store.keep().channels.filter { $0.status == .live }.map { "\($0.id)" }
+                return live.contains("follow[second]") && live.contains("follow[all]") && n1.publisherSubscriptions().contains("s.*")
+            })
         for n in 4...5 { n1.dispatch(.publish(topic: "s.x", payload: "m\(n)")) }
         n1.dispatch(.publish(topic: "s.xy", payload: "longer"))
         #expect(await waitFor(n2) { $0.follows["all"]?.count == 3 && $0.follows["second"]?.count == 2 && $0.follows["first"]?.count == 5 })

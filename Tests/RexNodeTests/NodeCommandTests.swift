@@ -1,7 +1,8 @@
-import RexControl
 import Foundation
 import NodeTestSupport
+import RexControl
 import Testing
+
 @testable import RexNode
 
 /// The `rexnode` command line: parsing in-process, and the real executable as a process.
@@ -25,19 +26,23 @@ import Testing
     }
 
     @Test func membershipFlagsAndTheClusterFileFieldChooseTheSwimMembership() throws {
-        guard case .run(let joining) = try NodeCommand.parse([
-            "--id", "n9", "--membership", "tcp://127.0.0.1:7309", "--join", "tcp://127.0.0.1:7301", "--join", "tcp://127.0.0.1:7302",
-        ]) else {
+        guard
+            case .run(let joining) = try NodeCommand.parse([
+                "--id", "n9", "--membership", "tcp://127.0.0.1:7309", "--join", "tcp://127.0.0.1:7301", "--join", "tcp://127.0.0.1:7302",
+            ])
+        else {
             Issue.record("expected a run invocation")
             return
         }
         #expect(joining.membershipEndpoint == "tcp://127.0.0.1:7309")
         #expect(joining.membershipSeeds == ["tcp://127.0.0.1:7301", "tcp://127.0.0.1:7302"])
-        let file = try ClusterFile.parse(Array("""
-            {"nodes": [{"id": "n1", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201", "membership": "tcp://127.0.0.1:7301"},
-                       {"id": "n2", "pub": "tcp://127.0.0.1:7102", "control": "tcp://127.0.0.1:7202", "membership": "tcp://127.0.0.1:7302"},
-                       {"id": "n3", "pub": "tcp://127.0.0.1:7103", "control": "tcp://127.0.0.1:7203"}]}
-            """.utf8))
+        let file = try ClusterFile.parse(
+            Array(
+                """
+                {"nodes": [{"id": "n1", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201", "membership": "tcp://127.0.0.1:7301"},
+                           {"id": "n2", "pub": "tcp://127.0.0.1:7102", "control": "tcp://127.0.0.1:7202", "membership": "tcp://127.0.0.1:7302"},
+                           {"id": "n3", "pub": "tcp://127.0.0.1:7103", "control": "tcp://127.0.0.1:7203"}]}
+                """.utf8))
         let n1 = try file.configuration(for: "n1")
         #expect(n1.membershipEndpoint == "tcp://127.0.0.1:7301")
         #expect(n1.membershipPeers == ["n2": "tcp://127.0.0.1:7302"], "a node without a membership endpoint is not probed")
@@ -58,14 +63,23 @@ import Testing
         ([], "--id is required"),
         (["--id"], "--id needs a value"),
         (["--id", "n1", "--bogus"], "unknown option '--bogus'"),
-        (["--id", "n1", "--pub", "127.0.0.1:7101"], "--pub: '127.0.0.1:7101' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)"),
+        (
+            ["--id", "n1", "--pub", "127.0.0.1:7101"],
+            "--pub: '127.0.0.1:7101' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)"
+        ),
         (["--id", "n1", "--peer", "n2"], "--peer takes ID=ENDPOINT (got 'n2')"),
         (["--id", "n1", "--heartbeat", "soon"], "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got 'soon')"),
         (["--id", "n1", "--log-level", "loud"], "--log-level takes debug, info, warning or error (got 'loud')"),
         // Regression: a huge period overflowed timer arithmetic; limits must be positive and fit an int.
-        (["--id", "n1", "--heartbeat", "9223372036854775807"], "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got '9223372036854775807')"),
+        (
+            ["--id", "n1", "--heartbeat", "9223372036854775807"],
+            "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got '9223372036854775807')"
+        ),
         (["--id", "n1", "--max-value-bytes", "0"], "--max-value-bytes takes a whole number from 1 to 2147483647 (got '0')"),
-        (["--id", "n1", "--queue-messages", "4294967296"], "--queue-messages takes a whole number from 1 to 2147483647 (got '4294967296')"),
+        (
+            ["--id", "n1", "--queue-messages", "4294967296"],
+            "--queue-messages takes a whole number from 1 to 2147483647 (got '4294967296')"
+        ),
         (["--id", "n1", "--max-feeds", "-5"], "--max-feeds takes a whole number from 1 to 2147483647 (got '-5')"),
         (["--id", "bad id"], "node id 'bad id' must be non-empty and use only letters, digits, '-', '_' or '.'"),
     ])
@@ -100,7 +114,10 @@ import Testing
     @Test func helpListsEveryOptionAndExitsZero() throws {
         let result = try Self.run(["--help"])
         #expect(result.status == 0)
-        for option in ["--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level", "--log-format", "--membership", "--join"] {
+        for option in [
+            "--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level",
+            "--log-format", "--membership", "--join",
+        ] {
             #expect(result.output.contains(option), "help mentions \(option)")
         }
     }
@@ -136,12 +153,13 @@ import Testing
         let stoppedLogged = Task { try await offPool { Self.arrival(ofLineContaining: "event=stopped", in: logReader) } }
         var answered = false
         for _ in 0..<50 where !answered {
-            answered = ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
+            answered =
+                ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
         }
         #expect(answered, "the node answered ping")
         let pid = process.processIdentifier
         let signalled = ContinuousClock.now
-        process.terminate()   // SIGTERM
+        process.terminate()  // SIGTERM
         let exited = try await offPool { Self.exit(of: pid, timeout: .seconds(5)) }
         let stopped = try await stoppedLogged.value
         process.waitUntilExit()
@@ -186,7 +204,8 @@ import Testing
         return threads.contains { thread in
             // The state is the field after the command name, which is in parentheses and may hold ") ".
             guard let stat = procFile("/proc/\(pid)/task/\(thread)/stat"),
-                  let nameEnd = stat.range(of: ") ", options: .backwards) else { return false }
+                let nameEnd = stat.range(of: ") ", options: .backwards)
+            else { return false }
             return !["Z", "X"].contains(stat[nameEnd.upperBound...].prefix(1))
         }
     }

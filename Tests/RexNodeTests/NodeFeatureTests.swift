@@ -2,6 +2,7 @@ import RexControl
 import SwiftRex
 import SwiftRexTesting
 import Testing
+
 @testable import RexNode
 
 /// The node's behavior without sockets: `NodeFeature` in a `TestStore` over an in-memory
@@ -67,7 +68,9 @@ import Testing
         await node.store.send(.removePeer(id: "n2")) { $0.peers = [:] }
         await node.store.send(.unset(topic: "a")) { $0.feeds["a"] = nil }
         #expect(await node.channelIDs() == ["feed[b]", "follow[f]", "heartbeat", "membership", "pub"])
-        #expect(node.network.events.contains(.connect("tcp://127.0.0.1:7102")) && node.network.events.contains(.disconnect("tcp://127.0.0.1:7102")))
+        #expect(
+            node.network.events.contains(.connect("tcp://127.0.0.1:7102"))
+                && node.network.events.contains(.disconnect("tcp://127.0.0.1:7102")))
         await node.store.finish(cancelChannels: true)
     }
 
@@ -105,7 +108,7 @@ import Testing
         await node.store.send(.follow(name: "other", topic: "steady", from: nil)) { $0.follows["other"] = Follow(topic: "steady") }
         node.network.clearRecords()
         #expect(node.network.routedPatterns == [.prefix("$hb.")], "settling: nothing subscribed yet")
-        _ = await node.clock.waitForSleepers(2)   // the heartbeat, and the engine's next timer (both settles)
+        _ = await node.clock.waitForSleepers(2)  // the heartbeat, and the engine's next timer (both settles)
         node.clock.advance(by: .milliseconds(50))
         await node.store.settle()
         #expect(Set(node.network.events) == [.addRoute(.exact("old"), snapshot: true), .addRoute(.exact("steady"), snapshot: true)])
@@ -117,7 +120,7 @@ import Testing
         node.network.clearRecords()
         await node.store.send(.follow(name: "f", topic: "new", from: nil)) {
             $0.follows["f"]!.topic = "new"
-            $0.follows["f"]!.senders = [:]   // a new subscription counts sequences afresh
+            $0.follows["f"]!.senders = [:]  // a new subscription counts sequences afresh
             $0.follows["f"]!.streams = 0
         }
         _ = await node.clock.waitForSleepers(2)
@@ -142,7 +145,7 @@ import Testing
             }
         }
         _ = await node.clock.waitForSleepers(2)
-        node.clock.advance(by: .milliseconds(50))   // every follow's settle window
+        node.clock.advance(by: .milliseconds(50))  // every follow's settle window
         await node.store.settle()
         let before = await node.store.keep().counters
         #expect(before.liveChannels == 3 + 1 + 300, "publisher, heartbeat, membership, the peer and 300 follows")
@@ -154,7 +157,9 @@ import Testing
         let message = Received(topic: "t7", sender: "n2", epoch: 1, sequence: 1, value: "v")
         #expect(node.network.deliver([message]) == 1)
         await node.store.receive(.received(name: "f7", messages: [message])) { Self.accept(message, by: "f7", count: 1, in: &$0) }
-        await node.tick(after: 450) { $0.nowMs = 500; $0.peers["n2"]!.status = .alive }
+        await node.tick(after: 450) {
+            $0.nowMs = 500; $0.peers["n2"]!.status = .alive
+        }
 
         let idle = await node.store.keep().counters
         #expect(idle.cycles - before.cycles == 3)
@@ -268,14 +273,16 @@ import Testing
         }
         func follow(_ topic: String) -> NodeAction { .follow(name: "f", topic: topic, from: nil) }
         await node.store.send(follow("a")) { $0.follows["f"] = Follow(topic: "a") }
-        await node.store.send(.received(name: "f", messages: [message("a", 1)])) { Self.accept(message("a", 1), by: "f", count: 1, in: &$0) }
+        await node.store.send(.received(name: "f", messages: [message("a", 1)])) {
+            Self.accept(message("a", 1), by: "f", count: 1, in: &$0)
+        }
         await node.store.send(.received(name: "f", messages: [message("a", 3)])) {
             Self.accept(message("a", 3), by: "f", count: 2, in: &$0)
-            $0.follows["f"]!.gaps = 1   // sequence 2 was missed
+            $0.follows["f"]!.gaps = 1  // sequence 2 was missed
         }
         for (topic, sequence, count) in [("b", UInt64(40), 3), ("a", 9, 4)] {
             await node.store.send(follow(topic)) {
-                $0.follows["f"]!.topic = topic   // a new subscription: its sequences count afresh
+                $0.follows["f"]!.topic = topic  // a new subscription: its sequences count afresh
                 $0.follows["f"]!.senders = [:]
                 $0.follows["f"]!.streams = 0
             }
@@ -295,7 +302,7 @@ import Testing
         state.follows[name]!.lastTopic = message.topic
         state.follows[name]!.lastSender = message.sender
         state.follows[name]!.senders = [
-            message.sender: SenderSequences(epoch: message.epoch, lastSequence: [message.topic: message.sequence], heardAt: count),
+            message.sender: SenderSequences(epoch: message.epoch, lastSequence: [message.topic: message.sequence], heardAt: count)
         ]
         state.follows[name]!.streams = 1
     }

@@ -2,6 +2,7 @@ import Foundation
 import NodeTestSupport
 import Synchronization
 import Testing
+
 @testable import RexNode
 
 /// `--log-format text|json`: what a line holds, and that hostile field values stay inside it.
@@ -11,8 +12,9 @@ import Testing
         private let lines = Mutex<[String]>([])
         var all: [String] { lines.withLock { $0 } }
         func logger(_ format: LogFormat, level: NodeLogger.Level = .info) -> NodeLogger {
-            NodeLogger(nodeID: "n1", level: level, format: format, sink: { line in self.lines.withLock { $0.append(line) } },
-                       clock: { "2026-11-29T12:00:00.123Z" })
+            NodeLogger(
+                nodeID: "n1", level: level, format: format, sink: { line in self.lines.withLock { $0.append(line) } },
+                clock: { "2026-11-29T12:00:00.123Z" })
         }
     }
 
@@ -26,9 +28,10 @@ import Testing
     @Test func textLineHasTimeLevelNodeEventAndSortedFields() {
         let lines = Lines()
         lines.logger(.text).info("started", ["pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201"])
-        #expect(lines.all == [
-            "2026-11-29T12:00:00.123Z INFO  node=n1 event=started control=tcp://127.0.0.1:7201 pub=tcp://127.0.0.1:7101\n",
-        ])
+        #expect(
+            lines.all == [
+                "2026-11-29T12:00:00.123Z INFO  node=n1 event=started control=tcp://127.0.0.1:7201 pub=tcp://127.0.0.1:7101\n"
+            ])
     }
 
     @Test func jsonLineIsOneObjectWithTimeLevelNodeEventAndFields() throws {
@@ -36,10 +39,12 @@ import Testing
         let log = lines.logger(.json, level: .debug)
         log.warning("peer_gone", ["peer": "n2", "after_ms": "500"])
         log.debug("tick")
-        #expect(lines.all == [
-            #"{"time":"2026-11-29T12:00:00.123Z","level":"warning","node":"n1","event":"peer_gone","fields":{"after_ms":"500","peer":"n2"}}"# + "\n",
-            #"{"time":"2026-11-29T12:00:00.123Z","level":"debug","node":"n1","event":"tick","fields":{}}"# + "\n",
-        ])
+        #expect(
+            lines.all == [
+                #"{"time":"2026-11-29T12:00:00.123Z","level":"warning","node":"n1","event":"peer_gone","fields":{"after_ms":"500","peer":"n2"}}"#
+                    + "\n",
+                #"{"time":"2026-11-29T12:00:00.123Z","level":"debug","node":"n1","event":"tick","fields":{}}"# + "\n",
+            ])
         for line in lines.all { _ = try Self.object(line) }
     }
 
@@ -115,7 +120,8 @@ import Testing
         // gives it that time, as in NodeCommandTests.
         var answered = false
         for _ in 0..<50 where !answered {
-            answered = ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
+            answered =
+                ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
         }
         #expect(answered, "the node answered ping")
         process.terminate()
@@ -134,7 +140,9 @@ import Testing
 
     static func isOneLine(_ line: String) -> Bool {
         line.hasSuffix("\n") && !line.dropLast().contains { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-            && !line.dropLast().unicodeScalars.contains { $0 == "\n" || $0 == "\r" || $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{85}" }
+            && !line.dropLast().unicodeScalars.contains {
+                $0 == "\n" || $0 == "\r" || $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{85}"
+            }
     }
 
     static func object(_ line: String) throws -> [String: Any] {

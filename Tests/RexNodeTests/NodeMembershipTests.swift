@@ -3,6 +3,7 @@ import RexMembership
 import SwiftRex
 import SwiftRexTesting
 import Testing
+
 @testable import RexNode
 
 /// The node hosting the SWIM membership, without sockets: `NodeFeature` in a store on a
@@ -27,17 +28,20 @@ import Testing
         /// n1 knowing n2 from configuration, or (`joining`) knowing nobody and joining through n2.
         init(joining: Bool = false) {
             let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
-            plan = joining
+            plan =
+                joining
                 ? MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, seeds: [NodeMembershipTests.n2.membership])
                 : MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, members: ["n2": NodeMembershipTests.n2])
             let environment = NodeEnvironment(
-                transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in }),
+                transport: network.transport, settings: settings, clock: clock,
+                log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in }),
                 membership: plan
             )
             var initial = NodeState(id: "n1", settings: settings)
             if !joining { initial.peers["n2"] = Peer(endpoint: NodeMembershipTests.n2.pub) }
-            store = Store(initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
-                          executor: .queue(label: "NodeMembershipTests"))
+            store = Store(
+                initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
+                executor: .queue(label: "NodeMembershipTests"))
             peer = Membership(id: "n2", address: NodeMembershipTests.n2.text, seed: 2)!
             var ignored: [MembershipDirective] = []
             if !joining { peer.add("n1", address: NodeMembershipTests.n1.text, now: .zero, into: &ignored) }

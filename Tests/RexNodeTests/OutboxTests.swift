@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RexNode
 
 /// The outbox keeps a reactor turn's published messages, byte for byte and in order.

@@ -54,7 +54,10 @@ import ZMQ
         ("public-key = short\n", "its public-key is not 40 Z85 characters"),
         ("public-key: x\n", "line 1 is not 'name = value'"),
         ("colour = blue\n", "line 1 names 'colour'"),
-        ("public-key = 0000000000000000000000000000000000000000\npublic-key = 0000000000000000000000000000000000000000\n", "it has two public-key lines"),
+        (
+            "public-key = 0000000000000000000000000000000000000000\npublic-key = 0000000000000000000000000000000000000000\n",
+            "it has two public-key lines"
+        ),
         ("public-key = 000000000000000000000000000000000000000\"\n", "its public-key is not 40 Z85 characters"),
     ])
     func malformedKeyFilesSayWhatIsWrong(text: String, message: String) throws {
@@ -72,7 +75,9 @@ import ZMQ
         let big = try folder.write("big.key", String(repeating: "# padding\n", count: 1000))
         #expect(throws: SecurityFileError("it is larger than 4096 bytes")) { try KeyFile.read(path: big, requiringSecret: true) }
         #expect(throws: SecurityFileError("it does not exist")) { try KeyFile.read(path: folder.path + "/none.key", requiringSecret: true) }
-        #expect(throws: SecurityFileError("it is not a regular file")) { try KeyFile.read(path: folder.path + "/keys", requiringSecret: true) }
+        #expect(throws: SecurityFileError("it is not a regular file")) {
+            try KeyFile.read(path: folder.path + "/keys", requiringSecret: true)
+        }
     }
 
     @Test func keyFilesAreWrittenPrivateAndNeverOverwrittenUnasked() throws {
@@ -93,10 +98,19 @@ import ZMQ
 
     @Test(arguments: [
         (#"{"operators": [{"name": "a", "key": "k", "role": "admin"}]}"#, #"operator a has no "key" of 40 Z85 characters"#),
-        (#"{"operators": [{"name": "a", "key": "0000000000000000000000000000000000000000", "role": "root"}]}"#, #"operator a has no "role" (admin or viewer)"#),
+        (
+            #"{"operators": [{"name": "a", "key": "0000000000000000000000000000000000000000", "role": "root"}]}"#,
+            #"operator a has no "role" (admin or viewer)"#
+        ),
         (#"{"operators": [{"key": "0000000000000000000000000000000000000000", "role": "admin"}]}"#, #"operators[0] has no "name""#),
-        (#"{"operators": [{"name": "a b", "key": "0000000000000000000000000000000000000000", "role": "admin"}]}"#, #"operators[0] has no "name""#),
-        (#"{"operators": [{"name": "a", "key": "0000000000000000000000000000000000000000", "role": "admin"}, {"name": "b", "key": "0000000000000000000000000000000000000000", "role": "viewer"}]}"#, "operators a and b have the same key"),
+        (
+            #"{"operators": [{"name": "a b", "key": "0000000000000000000000000000000000000000", "role": "admin"}]}"#,
+            #"operators[0] has no "name""#
+        ),
+        (
+            #"{"operators": [{"name": "a", "key": "0000000000000000000000000000000000000000", "role": "admin"}, {"name": "b", "key": "0000000000000000000000000000000000000000", "role": "viewer"}]}"#,
+            "operators a and b have the same key"
+        ),
         (#"{"ops": []}"#, #"it has no "operators" array"#),
         ("nope", "it is not valid JSON"),
     ])
@@ -116,7 +130,8 @@ import ZMQ
 
     @Test func theClusterFileCarriesKeysAndStillReadsWithout() throws {
         let key = "0000000000000000000000000000000000000000"
-        let file = try ClusterFile.parse(Array(#"{"nodes": [{"id": "n1", "control": "c", "key": "\#(key)"}, {"id": "n2", "control": "d"}]}"#.utf8))
+        let file = try ClusterFile.parse(
+            Array(#"{"nodes": [{"id": "n1", "control": "c", "key": "\#(key)"}, {"id": "n2", "control": "d"}]}"#.utf8))
         #expect(file.nodes.map(\.key) == [key, nil])
         #expect(throws: ClusterFileError(#"node n1 has a "key" that is not 40 Z85 characters"#)) {
             try ClusterFile.parse(Array(#"{"nodes": [{"id": "n1", "control": "c", "key": "short"}]}"#.utf8))
@@ -125,19 +140,23 @@ import ZMQ
             try ClusterFile.parse(Array(#"{"nodes": [{"id": "n1", "control": "c", "key": 5}]}"#.utf8))
         }
         #expect(throws: ClusterFileError("nodes n1 and n2 have the same key")) {
-            try ClusterFile.parse(Array(#"{"nodes": [{"id": "n1", "control": "c", "key": "\#(key)"}, {"id": "n2", "control": "d", "key": "\#(key)"}]}"#.utf8))
+            try ClusterFile.parse(
+                Array(#"{"nodes": [{"id": "n1", "control": "c", "key": "\#(key)"}, {"id": "n2", "control": "d", "key": "\#(key)"}]}"#.utf8))
         }
     }
 
     /// A cluster folder as deploy/cluster.sh lays it out: cluster.json, operators.json, keys/.
     func clusterFolder(_ folder: Folder, nodes: [String: ZMQCurveKeyPair], keyless: String? = nil) throws -> String {
         let entries = nodes.keys.sorted().map { id in
-            id == keyless ? #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2"}"#
+            id == keyless
+                ? #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2"}"#
                 : #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2", "key": "\#(nodes[id]!.publicKey.z85)"}"#
         }
         for (id, pair) in nodes { _ = try folder.write("keys/\(id).key", Self.keyText(pair)) }
         let admin = try ZMQCurveKeyPair.generate()
-        _ = try folder.write("operators.json", OperatorsFile(operators: [.init(name: "admin", key: admin.publicKey.z85, role: .admin)]).encoded(), mode: 0o644)
+        _ = try folder.write(
+            "operators.json", OperatorsFile(operators: [.init(name: "admin", key: admin.publicKey.z85, role: .admin)]).encoded(),
+            mode: 0o644)
         return try folder.write("cluster.json", #"{"nodes": [\#(entries.joined(separator: ", "))]}"#, mode: 0o644)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import NodeTestSupport
 import RexControl
 import RexNode
+import Synchronization
 import Testing
 import ZMQ
 
@@ -34,14 +34,16 @@ import ZMQ
             let reply = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: viewer, request)
             #expect(reply?["ok"] as? Bool == true, "viewer: \(request)")
         }
-        let viewerSet = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: viewer,
+        let viewerSet = try await secureControlRequest(
+            node.controlEndpoint, serverKey: serverKey, client: viewer,
             #"{"v": 1, "id": "d", "op": "dispatch", "action": {"type": "set", "topic": "t", "value": "2"}}"#)
         #expect(viewerSet?["ok"] as? Bool == false)
         #expect(errorCode(viewerSet) == "forbidden")
         #expect(((viewerSet?["error"] as? [String: Any])?["message"] as? String)?.contains("viewer") == true)
         #expect(node.state.feeds["t"]?.value == "1", "the viewer's set changed nothing")
         // The metrics count what the gatekeeper and the role check decided.
-        let metrics = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: admin, #"{"v": 1, "op": "metrics"}"#)
+        let metrics = try await secureControlRequest(
+            node.controlEndpoint, serverKey: serverKey, client: admin, #"{"v": 1, "op": "metrics"}"#)
         let security = (metrics?["result"] as? [String: Any])?["security"] as? [String: Any]
         #expect(security?["forbidden"] as? Int == 1)
         #expect((security?["handshakesAllowed"] as? Int ?? 0) >= 8, "\(String(describing: security))")
@@ -54,17 +56,24 @@ import ZMQ
         let node = try cluster.start("s2")
         let serverKey = cluster.nodeKeys["s2"]!.publicKey
         let stranger = try ZMQCurveKeyPair.generate()
-        #expect(try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: stranger, Self.set,
-                                               timeout: .milliseconds(500)) == nil)
-        #expect(try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: nil, Self.set,
-                                               timeout: .milliseconds(500)) == nil)
+        #expect(
+            try await secureControlRequest(
+                node.controlEndpoint, serverKey: serverKey, client: stranger, Self.set,
+                timeout: .milliseconds(500)) == nil)
+        #expect(
+            try await secureControlRequest(
+                node.controlEndpoint, serverKey: serverKey, client: nil, Self.set,
+                timeout: .milliseconds(500)) == nil)
         // Even a listed operator gets nothing from a node that does not hold the key it expects.
         let other = try ZMQCurveKeyPair.generate().publicKey
-        #expect(try await secureControlRequest(node.controlEndpoint, serverKey: other, client: cluster.operatorKeys["admin"]!, Self.ping,
-                                               timeout: .milliseconds(500)) == nil)
+        #expect(
+            try await secureControlRequest(
+                node.controlEndpoint, serverKey: other, client: cluster.operatorKeys["admin"]!, Self.ping,
+                timeout: .milliseconds(500)) == nil)
         #expect(node.state.feeds.isEmpty)
         // And the node is fine: its operator still gets in.
-        let ping = try await secureControlRequest(node.controlEndpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, Self.ping)
+        let ping = try await secureControlRequest(
+            node.controlEndpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, Self.ping)
         #expect(ping?["ok"] as? Bool == true)
         await node.stop()
     }
@@ -77,7 +86,7 @@ import ZMQ
         m1.dispatch(.set(topic: "prices", value: "42"))
         m2.dispatch(.follow(name: "p", topic: "prices", from: nil))
         #expect(await waitFor(m2, timeout: .seconds(10)) { $0.follows["p"]?.lastValue == "42" })
-        m2.dispatch(.follow(name: "q", topic: "prices", from: "m1"))   // a dedicated socket, CURVE too
+        m2.dispatch(.follow(name: "q", topic: "prices", from: "m1"))  // a dedicated socket, CURVE too
         #expect(await waitFor(m2, timeout: .seconds(10)) { $0.follows["q"]?.lastValue == "42" })
         await m2.stop()
         await m1.stop()
@@ -131,7 +140,7 @@ import ZMQ
             (state.peers["k2"]?.lastHeartbeat ?? 0) >= 20 && (holdsTheKey ? state.peers["k3"]?.status == .alive : true)
         }
         #expect(heard)
-        #expect(await waitFor(k3, timeout: .seconds(5)) { $0.peers["k1"] != nil } )
+        #expect(await waitFor(k3, timeout: .seconds(5)) { $0.peers["k1"] != nil })
         let k3Published = k3.messageCounts().published
         #expect(k3Published >= 10, "the impostor was publishing (\(k3Published))")
         let seen = k1.state.peers["k3"]
@@ -181,7 +190,8 @@ import ZMQ
         #expect(refusals >= SecurityNodeTestsLimits.logged)
         // 20 in full, then one in a thousand: 200 strangers retrying for a few seconds stay far below 40.
         #expect(refusals < 40, "\(refusals) refusal lines")
-        let metrics = try await secureControlRequest(endpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, #"{"v": 1, "op": "metrics"}"#)
+        let metrics = try await secureControlRequest(
+            endpoint, serverKey: serverKey, client: cluster.operatorKeys["admin"]!, #"{"v": 1, "op": "metrics"}"#)
         let security = (metrics?["result"] as? [String: Any])?["security"] as? [String: Any]
         #expect((security?["handshakesRefused"] as? Int ?? 0) >= SecurityNodeTestsLimits.logged, "\(String(describing: security))")
         await node.stop()

@@ -12,12 +12,17 @@ import ZMQ
     let viewer = try! ZMQCurveKeyPair.generate()
 
     func policy() throws -> ZapPolicy {
-        try ZapPolicy(NodeSecurity(
-            keys: KeyFile(publicKey: node.publicKey.z85, secretKey: node.secretKey.z85),
-            members: [.init(id: "n1", key: node.publicKey.z85, pub: "tcp://127.0.0.1:1"),
-                      .init(id: "n2", key: peer.publicKey.z85, pub: "tcp://127.0.0.1:2")],
-            operators: OperatorsFile(operators: [.init(name: "alice", key: admin.publicKey.z85, role: .admin),
-                                                 .init(name: "bob", key: viewer.publicKey.z85, role: .viewer)])))
+        try ZapPolicy(
+            NodeSecurity(
+                keys: KeyFile(publicKey: node.publicKey.z85, secretKey: node.secretKey.z85),
+                members: [
+                    .init(id: "n1", key: node.publicKey.z85, pub: "tcp://127.0.0.1:1"),
+                    .init(id: "n2", key: peer.publicKey.z85, pub: "tcp://127.0.0.1:2"),
+                ],
+                operators: OperatorsFile(operators: [
+                    .init(name: "alice", key: admin.publicKey.z85, role: .admin),
+                    .init(name: "bob", key: viewer.publicKey.z85, role: .viewer),
+                ])))
     }
 
     func request(_ domain: String, _ key: ZMQCurveKey?, mechanism: String = "CURVE") -> ZMQZapRequest {
@@ -50,8 +55,9 @@ import ZMQ
     }
 
     @Test func aKeyFileWhoseSecretIsNotItsPublicKeysIsRefused() {
-        let mixed = NodeSecurity(keys: KeyFile(publicKey: node.publicKey.z85, secretKey: peer.secretKey.z85), members: [],
-                                 operators: OperatorsFile(operators: []))
+        let mixed = NodeSecurity(
+            keys: KeyFile(publicKey: node.publicKey.z85, secretKey: peer.secretKey.z85), members: [],
+            operators: OperatorsFile(operators: []))
         #expect(throws: NodeError.self) { try ZapPolicy(mixed) }
     }
 }
@@ -59,11 +65,15 @@ import ZMQ
 @Suite struct SecurityMetricsTests {
     @Test func aSecuredNodesCountersAreExposedAndAPlainNodeHasNone() {
         let base = MetricsDocument(
-            uptimeMs: 1, reconcile: .init(cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0, histogram: []),
+            uptimeMs: 1,
+            reconcile: .init(cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0, histogram: []),
             channels: .init(opens: 0, cancels: 0, recreates: 0, live: 0),
-            messages: .init(published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0, reordered: 0, restarts: 0, evicted: 0),
+            messages: .init(
+                published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0, reordered: 0, restarts: 0,
+                evicted: 0),
             snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
-            mailbox: .init(depth: 0, maxDepth: 0), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: 0, cpuSeconds: nil))
+            mailbox: .init(depth: 0, maxDepth: 0), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: 0, cpuSeconds: nil)
+        )
         #expect(!base.prometheusText(nodeID: "n1").contains("rexnode_handshakes_total"))
         var secured = base
         secured.security = .init(handshakesAllowed: 7, handshakesRefused: 3, forbidden: 2)

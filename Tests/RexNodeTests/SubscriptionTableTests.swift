@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RexNode
 
 /// The shared subscriber's subscriptions as a pure state machine: each step's directives, and
@@ -17,24 +18,39 @@ import Testing
     }
 
     static let cases: [(String, [Step], [[Directive]])] = [
-        ("the first route of a pattern subscribes; its snapshot request follows",
-         [.add(.exact("a"), snapshot: true, target: "f")],
-         [[.subscribe(bytes("a\0")), .subscribe(tag(1) + bytes("a\0"))]]),
-        ("a second route of the same pattern only asks for its own snapshot",
-         [.add(.exact("a"), snapshot: true, target: "f"), .add(.exact("a"), snapshot: true, target: "g")],
-         [[.subscribe(bytes("a\0")), .subscribe(tag(1) + bytes("a\0"))], [.subscribe(tag(2) + bytes("a\0"))]]),
-        ("the pattern is unsubscribed only when its last route goes",
-         [.add(.exact("a"), snapshot: false, target: "f"), .add(.exact("a"), snapshot: false, target: "g"), .remove(0), .remove(1)],
-         [[.subscribe(bytes("a\0"))], [], [], [.unsubscribe(bytes("a\0"))]]),
-        ("removing a route drops its snapshot request first",
-         [.add(.prefix("eu."), snapshot: true, target: "f"), .remove(0)],
-         [[.subscribe(bytes("eu.")), .subscribe(tag(1) + bytes("eu."))], [.unsubscribe(tag(1) + bytes("eu.")), .unsubscribe(bytes("eu."))]]),
-        ("an exact topic and a prefix of the same bytes are different subscriptions",
-         [.add(.exact("a.b"), snapshot: false, target: "f"), .add(.prefix("a.b"), snapshot: false, target: "g")],
-         [[.subscribe(bytes("a.b\0"))], [.subscribe(bytes("a.b"))]]),
-        ("removing a route twice does nothing the second time",
-         [.add(.exact("a"), snapshot: false, target: "f"), .remove(0), .remove(0)],
-         [[.subscribe(bytes("a\0"))], [.unsubscribe(bytes("a\0"))], []]),
+        (
+            "the first route of a pattern subscribes; its snapshot request follows",
+            [.add(.exact("a"), snapshot: true, target: "f")],
+            [[.subscribe(bytes("a\0")), .subscribe(tag(1) + bytes("a\0"))]]
+        ),
+        (
+            "a second route of the same pattern only asks for its own snapshot",
+            [.add(.exact("a"), snapshot: true, target: "f"), .add(.exact("a"), snapshot: true, target: "g")],
+            [[.subscribe(bytes("a\0")), .subscribe(tag(1) + bytes("a\0"))], [.subscribe(tag(2) + bytes("a\0"))]]
+        ),
+        (
+            "the pattern is unsubscribed only when its last route goes",
+            [.add(.exact("a"), snapshot: false, target: "f"), .add(.exact("a"), snapshot: false, target: "g"), .remove(0), .remove(1)],
+            [[.subscribe(bytes("a\0"))], [], [], [.unsubscribe(bytes("a\0"))]]
+        ),
+        (
+            "removing a route drops its snapshot request first",
+            [.add(.prefix("eu."), snapshot: true, target: "f"), .remove(0)],
+            [
+                [.subscribe(bytes("eu.")), .subscribe(tag(1) + bytes("eu."))],
+                [.unsubscribe(tag(1) + bytes("eu.")), .unsubscribe(bytes("eu."))],
+            ]
+        ),
+        (
+            "an exact topic and a prefix of the same bytes are different subscriptions",
+            [.add(.exact("a.b"), snapshot: false, target: "f"), .add(.prefix("a.b"), snapshot: false, target: "g")],
+            [[.subscribe(bytes("a.b\0"))], [.subscribe(bytes("a.b"))]]
+        ),
+        (
+            "removing a route twice does nothing the second time",
+            [.add(.exact("a"), snapshot: false, target: "f"), .remove(0), .remove(0)],
+            [[.subscribe(bytes("a\0"))], [.unsubscribe(bytes("a\0"))], []]
+        ),
     ]
 
     @Test(arguments: cases)
@@ -112,7 +128,7 @@ import Testing
     @Test func answersBeyondTheRateAreRefusedUntilTokensRefill() throws {
         var feeds = RetainedFeeds(rate: 10)
         for index in 0..<8 { feeds.retain(topic: "t.\(index)", value: "v", sequence: 1) }
-        let firstAnswer = feeds.answer(request(1, "t."), now: .zero)   // 1 token for the request
+        let firstAnswer = feeds.answer(request(1, "t."), now: .zero)  // 1 token for the request
         let first = try #require(firstAnswer)
         #expect(first.values.count == 8 && first.refused == 0)
         let secondAnswer = feeds.answer(request(2, "t."), now: .zero)  // 1 token left, spent on the request

@@ -1,6 +1,7 @@
 import RexControl
 import Testing
 import ZMQ
+
 @testable import RexNode
 
 /// The first frame of every message: `topic\0sender epoch sequence` — and what a parse does with
@@ -62,16 +63,17 @@ import ZMQ
             frames("no-separator", "x"), frames("t1\0a 3 4", "v4"), frames("t1\0a 3 x", "bad sequence"),
             frames("t\u{e9}\0a 3 5", "\u{1F600}"),
         ])
-        #expect(messages(parsed) == [
-            Received(topic: "t1", sender: "a", epoch: 3, sequence: 1, value: "v1"),
-            Received(topic: "t1", sender: "a", epoch: 3, sequence: 2, value: "v2"),
-            Received(topic: "t2", sender: "b", epoch: 4, sequence: 7, value: "v3"),
-            Received(topic: "t1", sender: "b", epoch: 4, sequence: 3, value: ""),
-            nil,
-            Received(topic: "t1", sender: "a", epoch: 3, sequence: 4, value: "v4"),
-            nil,
-            Received(topic: "t\u{e9}", sender: "a", epoch: 3, sequence: 5, value: "\u{1F600}"),
-        ])
+        #expect(
+            messages(parsed) == [
+                Received(topic: "t1", sender: "a", epoch: 3, sequence: 1, value: "v1"),
+                Received(topic: "t1", sender: "a", epoch: 3, sequence: 2, value: "v2"),
+                Received(topic: "t2", sender: "b", epoch: 4, sequence: 7, value: "v3"),
+                Received(topic: "t1", sender: "b", epoch: 4, sequence: 3, value: ""),
+                nil,
+                Received(topic: "t1", sender: "a", epoch: 3, sequence: 4, value: "v4"),
+                nil,
+                Received(topic: "t\u{e9}", sender: "a", epoch: 3, sequence: 5, value: "\u{1F600}"),
+            ])
     }
 
     /// Regression: a sequence of more than 20 digits wrapped silently; one that overflows UInt64
@@ -88,7 +90,9 @@ import ZMQ
             frames("t\0a  1", "empty epoch"),
             frames("t\0a 1 -1", "sign"),
         ])
-        #expect(messages(parsed) == [Received(topic: "t", sender: "a", epoch: 1, sequence: UInt64.max, value: "max")] + Array(repeating: nil, count: 8))
+        #expect(
+            messages(parsed) == [Received(topic: "t", sender: "a", epoch: 1, sequence: UInt64.max, value: "max")]
+                + Array(repeating: nil, count: 8))
         for outcome in parsed.dropFirst() {
             guard case .malformed = outcome else {
                 Issue.record("expected malformed, got \(outcome)")
@@ -99,12 +103,13 @@ import ZMQ
 
     @Test func topicsSendersAndValuesOverTheLimitsAreOversized() throws {
         let limits = NodeLimits(maxNameBytes: 4, maxValueBytes: 8)
-        let parsed = try parseAll([
-            frames("abcd\0abcd 1 1", "12345678"),
-            frames("abcde\0a 1 1", "v"),
-            frames("a\0abcde 1 1", "v"),
-            frames("a\0a 1 1", "123456789"),
-        ], limits: limits)
+        let parsed = try parseAll(
+            [
+                frames("abcd\0abcd 1 1", "12345678"),
+                frames("abcde\0a 1 1", "v"),
+                frames("a\0abcde 1 1", "v"),
+                frames("a\0a 1 1", "123456789"),
+            ], limits: limits)
         #expect(messages(parsed).first! == Received(topic: "abcd", sender: "abcd", epoch: 1, sequence: 1, value: "12345678"))
         for outcome in parsed.dropFirst() {
             guard case .oversized = outcome else {

@@ -1,5 +1,5 @@
-import Testing
 import SwiftRexTesting
+import Testing
 
 /// `StoreOptions.channelClassifier`: opens, cancels and recreates counted per class, each
 /// counter on its own (so a test fails if that one counter is not incremented).

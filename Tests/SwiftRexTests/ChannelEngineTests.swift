@@ -1,5 +1,5 @@
-import Testing
 import SwiftRexTesting
+import Testing
 
 /// The channel rules of ../shared/seeds/channels.txt and the R- rules of upstream-semantics.md.
 @Suite struct ChannelEngineTests {
@@ -14,7 +14,7 @@ import SwiftRexTesting
         let store = makeStore()
         await store.send(.set("a", ChannelSpec())) { $0.channels["a"] = ChannelSpec() }
         await store.send(.event("unrelated")) { $0.events = ["unrelated"] }
-        await store.send(.set("a", ChannelSpec())) // same declaration: nothing happens
+        await store.send(.set("a", ChannelSpec()))  // same declaration: nothing happens
         #expect(recorder.log == ["open a"])
         await store.send(.remove("a")) { $0.channels = [:] }
         #expect(recorder.log == ["open a", "cancel a"])
@@ -107,9 +107,9 @@ import SwiftRexTesting
         await store.send(.broadcast("q", 2))
         await store.send(.broadcast("p", 3))
         await store.send(.remove("p")) { $0.channels["p"] = nil }
-        await store.send(.broadcast("p", 4))       // nothing live under p: dropped
+        await store.send(.broadcast("p", 4))  // nothing live under p: dropped
         await store.send(.set("p", ChannelSpec())) { $0.channels["p"] = ChannelSpec() }
-        await store.send(.broadcast("p", 5))       // the new instance
+        await store.send(.broadcast("p", 5))  // the new instance
         #expect(recorder.log == ["open p", "open q", "recv p 1", "recv q 2", "recv p 3", "cancel p", "open p", "recv p 5"])
         #expect(await store.keep().counters.drops == 1)
         await store.send(.removeAll) { $0.channels = [:] }
@@ -129,10 +129,15 @@ import SwiftRexTesting
             }
             .supervise { key in
                 Supervision { _ in
-                    key == 0 ? [] : [Channel(id: "c", lifetime: .ephemeral(resetKey: key)) { _ in
-                        log.log("open k\(key)")
-                        return ChannelHandler(receive: { (value: Int) in log.log("recv k\(key) \(value)") }, cancel: { log.log("cancel k\(key)") })
-                    }]
+                    key == 0
+                        ? []
+                        : [
+                            Channel(id: "c", lifetime: .ephemeral(resetKey: key)) { _ in
+                                log.log("open k\(key)")
+                                return ChannelHandler(
+                                    receive: { (value: Int) in log.log("recv k\(key) \(value)") }, cancel: { log.log("cancel k\(key)") })
+                            }
+                        ]
                 }
             }
         let store = TestStore(initial: 1, behavior: behavior, environment: (), clock: clock)
@@ -141,7 +146,7 @@ import SwiftRexTesting
         await store.send(.send(2))
         await store.send(.send(3))
         #expect(log.log == ["open k1", "recv k1 1", "cancel k1", "open k2", "recv k2 2", "recv k2 3"])
-        await store.send(.key(0)) { $0 = 0 }   // key 0: no channel
+        await store.send(.key(0)) { $0 = 0 }  // key 0: no channel
         await store.finish()
     }
 
@@ -198,10 +203,10 @@ import SwiftRexTesting
         let store = makeStore()
         let spec = { (key: Int) in ChannelSpec(resetKey: key, delivery: .throttle(.seconds(1))) }
         await store.send(.set("r", spec(1))) { $0.channels["r"] = spec(1) }
-        await store.send(.broadcast("r", 1))       // a .nothing channel's first broadcast passes
-        await store.send(.broadcast("r", 2))       // inside the window: dropped
+        await store.send(.broadcast("r", 1))  // a .nothing channel's first broadcast passes
+        await store.send(.broadcast("r", 2))  // inside the window: dropped
         await store.send(.set("r", spec(2))) { $0.channels["r"] = spec(2) }
-        await store.send(.broadcast("r", 3))       // new instance, fresh window: passes
+        await store.send(.broadcast("r", 3))  // new instance, fresh window: passes
         #expect(recorder.log == ["open r", "recv r 1", "cancel r", "open r", "recv r 3"])
         await store.send(.removeAll) { $0.channels = [:] }
         await store.finish()
@@ -298,7 +303,8 @@ import SwiftRexTesting
                     return [1, 2, 3].map { n in
                         Channel(id: "dup", broadcasting: .onChange(n * state)) { _ in
                             recorder.log("open dup")
-                            return ChannelHandler(receive: { (v: Int) in recorder.log("recv \(v)") }, cancel: { recorder.log("cancel dup") })
+                            return ChannelHandler(
+                                receive: { (v: Int) in recorder.log("recv \(v)") }, cancel: { recorder.log("cancel dup") })
                         }
                     }
                 }

@@ -1,5 +1,5 @@
-import Testing
 import SwiftRexTesting
+import Testing
 
 /// The Swift Concurrency bridges: AsyncStream-consuming channels and `asChannel`.
 @Suite struct ConcurrencyBridgeTests {
@@ -43,10 +43,12 @@ import SwiftRexTesting
     @Test func reschedulingAChannelEffectKeepsItAChannel() async {
         let recorder = Recorder()
         let behavior = Behavior<String, Int, Void>.produce { action, _ in
-            Effect.open(Channel(id: "c") { _ in
-                recorder.log("open")
-                return ChannelHandler(receive: { (v: String) in recorder.log("recv \(v)") }, cancel: { recorder.log("cancel") })
-            })
+            Effect.open(
+                Channel(id: "c") { _ in
+                    recorder.log("open")
+                    return ChannelHandler(receive: { (v: String) in recorder.log("recv \(v)") }, cancel: { recorder.log("cancel") })
+                }
+            )
             .scheduling(.immediately)
             .combined(with: .broadcast(action, channel: "c"))
         }

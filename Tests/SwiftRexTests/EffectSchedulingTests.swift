@@ -1,6 +1,7 @@
+import SwiftRexTesting
 import Synchronization
 import Testing
-import SwiftRexTesting
+
 @testable import SwiftRex
 
 /// One-shot effect scheduling (E- rules): ids, replacement, debounce, throttle, delay, cancel,
@@ -60,12 +61,14 @@ import SwiftRexTesting
         let tokens = Recorder()
         let behavior = Behavior<Int, Int, Void>.produce { _, _ in
             let ids: [any Hashable & Sendable] = [1, 1.0, "1", Colour.red, Team.red]
-            return mconcat(ids.map { id in
-                Effect(subscribe: { _, _ in
-                    tokens.log("start \(id)")
-                    return SubscriptionToken { tokens.log("cancel \(id)") }
-                }, scheduling: .keyed(id: AnyHashableSendable(id)))
-            })
+            return mconcat(
+                ids.map { id in
+                    Effect(
+                        subscribe: { _, _ in
+                            tokens.log("start \(id)")
+                            return SubscriptionToken { tokens.log("cancel \(id)") }
+                        }, scheduling: .keyed(id: AnyHashableSendable(id)))
+                })
         }
         let store = TestStore(initial: 0, behavior: behavior, environment: ())
         await store.send(0)
@@ -79,11 +82,12 @@ import SwiftRexTesting
         let log = Recorder()
         let complete = Mutex<[@Sendable () -> Void]>([])
         let behavior = Behavior<String, Int, Void>.produce { action, _ in
-            Effect(subscribe: { send, done in
-                log.log("start \(action)")
-                complete.withLock { $0.append(done) }
-                return SubscriptionToken { log.log("cancel \(action)") }
-            }, scheduling: .replacing(id: "job"))
+            Effect(
+                subscribe: { send, done in
+                    log.log("start \(action)")
+                    complete.withLock { $0.append(done) }
+                    return SubscriptionToken { log.log("cancel \(action)") }
+                }, scheduling: .replacing(id: "job"))
         }
         let store = TestStore(initial: 0, behavior: behavior, environment: ())
         await store.send("A")
@@ -106,10 +110,11 @@ import SwiftRexTesting
             .reduce { action, state in if action.hasPrefix("from") { state.append(action) } }
             .produce { action, _ in
                 guard !action.hasPrefix("from") else { return .empty }
-                return Effect(subscribe: { send, _ in
-                    sends.withLock { $0.append(send) }
-                    return .empty
-                }, scheduling: .keyed(id: "job"))
+                return Effect(
+                    subscribe: { send, _ in
+                        sends.withLock { $0.append(send) }
+                        return .empty
+                    }, scheduling: .keyed(id: "job"))
             }
         let store = TestStore(initial: [], behavior: behavior, environment: ())
         await store.send("A")
@@ -227,10 +232,16 @@ import SwiftRexTesting
             .produce { action, _ in
                 switch action {
                 case "task": .task { "from task" }
-                case "throwing": .throwingTask(transform: { (result: Result<Int, any Error>) in
-                    if case .failure = result { "failed" } else { "ok" }
-                }) { throw Boom() }
-                case "stream": .asyncSequence(AsyncStream<String> { c in c.yield("s1"); c.yield("s2"); c.finish() }) { $0 }
+                case "throwing":
+                    .throwingTask(transform: { (result: Result<Int, any Error>) in
+                        if case .failure = result { "failed" } else { "ok" }
+                    }) { throw Boom() }
+                case "stream":
+                    .asyncSequence(
+                        AsyncStream<String> { c in
+                            c.yield("s1"); c.yield("s2"); c.finish()
+                        }
+                    ) { $0 }
                 default: .empty
                 }
             }

@@ -1,5 +1,5 @@
-import Testing
 import SwiftRexTesting
+import Testing
 
 /// The keyed lift (`liftCollection(…, stateDictionary:, changes:)`): stable slots per key, so
 /// adding and removing keys costs O(changes); proved against an opaque dictionary lift.
@@ -86,16 +86,18 @@ import SwiftRexTesting
         guard keyed else {
             // Opaque: every member re-derived and every position diffed, every cycle.
             let element = Behavior<[Op], Member, Void>.supervise { member in Supervision { _ in channels(member.input, recorder) } }
-            return base.combined(with: element.liftCollection(
-                action: { (_: [Op]) in nil }, embed: { _, ops in ops }, stateDictionary: \World.members
-            ))
+            return base.combined(
+                with: element.liftCollection(
+                    action: { (_: [Op]) in nil }, embed: { _, ops in ops }, stateDictionary: \World.members
+                ))
         }
         let element = Behavior<[Op], Member, Void>.supervise(on: \.input) { input in
             Supervision { _ in channels(input, recorder) }
         }
-        return base.combined(with: element.liftCollection(
-            action: { (_: [Op]) in nil }, embed: { _, ops in ops }, stateDictionary: \World.members, changes: \World.changes
-        ))
+        return base.combined(
+            with: element.liftCollection(
+                action: { (_: [Op]) in nil }, embed: { _, ops in ops }, stateDictionary: \World.members, changes: \World.changes
+            ))
     }
 
     static func randomOps(_ random: inout ModelChurnTests.SeededGenerator) -> [Op] {
@@ -142,7 +144,9 @@ import SwiftRexTesting
             #expect(described[1] == described[0], "step \(step): keep set")
             let counters = keeps.map(\.counters)
             #expect(
-                (counters[1].opens, counters[1].cancels, counters[1].deliveries) == (counters[0].opens, counters[0].cancels, counters[0].deliveries),
+                (counters[1].opens, counters[1].cancels, counters[1].deliveries) == (
+                    counters[0].opens, counters[0].cancels, counters[0].deliveries
+                ),
                 "step \(step): counters"
             )
             // Per cycle the keyed store may examine more (a cycle that grows the vacant reserve

@@ -1,5 +1,5 @@
-import Testing
 import SwiftRexTesting
+import Testing
 
 /// The lifts carry the supervise axis; collection lifts scope channel ids per element.
 @Suite struct LiftTests {
@@ -36,13 +36,15 @@ import SwiftRexTesting
             }
             .supervise { room in
                 Supervision { _ in
-                    [Channel(id: "socket", lifetime: .ephemeral(resetKey: room.topic)) { _ in
-                        recorder.log("open \(room.id):\(room.topic)")
-                        return ChannelHandler(
-                            receive: { (text: String) in recorder.log("\(room.id) got \(text)") },
-                            cancel: { recorder.log("cancel \(room.id):\(room.topic)") }
-                        )
-                    }]
+                    [
+                        Channel(id: "socket", lifetime: .ephemeral(resetKey: room.topic)) { _ in
+                            recorder.log("open \(room.id):\(room.topic)")
+                            return ChannelHandler(
+                                receive: { (text: String) in recorder.log("\(room.id) got \(text)") },
+                                cancel: { recorder.log("cancel \(room.id):\(room.topic)") }
+                            )
+                        }
+                    ]
                 }
             }
     }
@@ -57,19 +59,25 @@ import SwiftRexTesting
                 default: break
                 }
             }
-            .combined(with: room.liftCollection(
-                action: { if case .room(let id, let action) = $0 { (id, action) } else { nil } },
-                embed: { .room($0, $1) },
-                stateCollection: \AppState.rooms
-            ))
-            .combined(with: room.liftEach(
-                action: { if case .all(let action) = $0 { action } else { nil } },
-                embed: { .room($0, $1) },
-                stateCollection: \AppState.rooms
-            ))
-            .combined(with: room
-                .liftAction(extract: { if case .lobby(let action) = $0 { action } else { nil } }, embed: { .lobby($0) })
-                .liftState(\AppState.lobby)
+            .combined(
+                with: room.liftCollection(
+                    action: { if case .room(let id, let action) = $0 { (id, action) } else { nil } },
+                    embed: { .room($0, $1) },
+                    stateCollection: \AppState.rooms
+                )
+            )
+            .combined(
+                with: room.liftEach(
+                    action: { if case .all(let action) = $0 { action } else { nil } },
+                    embed: { .room($0, $1) },
+                    stateCollection: \AppState.rooms
+                )
+            )
+            .combined(
+                with:
+                    room
+                    .liftAction(extract: { if case .lobby(let action) = $0 { action } else { nil } }, embed: { .lobby($0) })
+                    .liftState(\AppState.lobby)
             )
     }
 
@@ -99,9 +107,10 @@ import SwiftRexTesting
 
     @Test func anOptionalStateLiftCancelsChannelsWhenTheStateGoesAway() async {
         let recorder = Recorder()
-        let behavior = Self.appBehavior(recorder).combined(with: .reduce { action, state in
-            if case .lobby(.setTopic("close")) = action { state.lobby = nil }
-        })
+        let behavior = Self.appBehavior(recorder).combined(
+            with: .reduce { action, state in
+                if case .lobby(.setTopic("close")) = action { state.lobby = nil }
+            })
         let store = TestStore(initial: AppState(lobby: Room(id: "lobby", topic: "t")), behavior: behavior, environment: ())
         await store.settle()
         #expect(recorder.log == ["open lobby:t"], "channels implied by the initial state open at init")
@@ -115,10 +124,12 @@ import SwiftRexTesting
         struct Env: Sendable { let prefix: String }
         let local = Behavior<Int, Int, String>.supervise { state in
             Supervision { prefix in
-                [Channel(id: "\(prefix)-\(state)") { _ in
-                    recorder.log("open \(prefix)-\(state)")
-                    return .cancelOnly { recorder.log("cancel") }
-                }]
+                [
+                    Channel(id: "\(prefix)-\(state)") { _ in
+                        recorder.log("open \(prefix)-\(state)")
+                        return .cancelOnly { recorder.log("cancel") }
+                    }
+                ]
             }
         }
         let global = local.liftEnvironment { (env: Env) in env.prefix }.combined(with: .reduce { action, state in state = action })

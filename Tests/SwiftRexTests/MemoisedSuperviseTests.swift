@@ -1,6 +1,6 @@
+import SwiftRexTesting
 import Synchronization
 import Testing
-import SwiftRexTesting
 
 /// Memoised supervise: what it skips, and proof that it never serves a stale channel.
 @Suite struct MemoisedSuperviseTests {
@@ -139,7 +139,8 @@ import SwiftRexTesting
     }
 
     static func memberBehavior(_ mode: Mode, _ recorder: Recorder) -> Behavior<[Op], World, Void> {
-        let element: Behavior<[Op], Member, Void> = mode == .opaque
+        let element: Behavior<[Op], Member, Void> =
+            mode == .opaque
             ? .supervise { member in Supervision { _ in memberChannels(member.id, member.input, recorder) } }
             : .supervise(on: { member in IdentifiedInput(id: member.id, input: member.input) }) { identified in
                 Supervision { _ in memberChannels(identified.id, identified.input, recorder) }
@@ -165,12 +166,14 @@ import SwiftRexTesting
     static func behavior(_ mode: Mode, _ recorder: Recorder) -> Behavior<[Op], World, Void> {
         let base = Behavior<[Op], World, Void>.reduce(reduce)
         if mode != .opaque {
-            return base
+            return
+                base
                 .supervise(on: \.feeds) { feeds in Supervision { _ in feedChannels(feeds, recorder) } }
                 .supervise(on: \.peers) { peers in Supervision { _ in peerChannels(peers, recorder) } }
                 .combined(with: memberBehavior(mode, recorder))
         }
-        return base
+        return
+            base
             .supervise { world in Supervision { _ in feedChannels(world.feeds, recorder) + peerChannels(world.peers, recorder) } }
             .combined(with: memberBehavior(.opaque, recorder))
     }
@@ -231,7 +234,9 @@ import SwiftRexTesting
                 )
                 let counters = keeps[index].counters
                 #expect(
-                    (counters.opens, counters.cancels, counters.deliveries) == (opaque.counters.opens, opaque.counters.cancels, opaque.counters.deliveries),
+                    (counters.opens, counters.cancels, counters.deliveries) == (
+                        opaque.counters.opens, opaque.counters.cancels, opaque.counters.deliveries
+                    ),
                     "step \(step) \(mode): counters"
                 )
             }
@@ -276,10 +281,12 @@ import SwiftRexTesting
             .supervise(on: \.endpoint) { endpoint in
                 runs.bump("supervise")
                 return Supervision { _ in
-                    [Channel(id: "socket", lifetime: .ephemeral(resetKey: endpoint)) { _ in
-                        recorder.log("open \(endpoint)")
-                        return .cancelOnly { recorder.log("cancel \(endpoint)") }
-                    }]
+                    [
+                        Channel(id: "socket", lifetime: .ephemeral(resetKey: endpoint)) { _ in
+                            recorder.log("open \(endpoint)")
+                            return .cancelOnly { recorder.log("cancel \(endpoint)") }
+                        }
+                    ]
                 }
             }
         let store = TestStore(initial: Pair(), behavior: behavior, environment: ())
@@ -349,10 +356,12 @@ import SwiftRexTesting
         let detail = Behavior<Screen, Pair, Void>
             .supervise(on: \.endpoint) { endpoint in
                 Supervision { _ in
-                    [Channel(id: "detail", lifetime: .ephemeral(resetKey: endpoint)) { _ in
-                        recorder.log("open \(endpoint)")
-                        return .cancelOnly { recorder.log("cancel \(endpoint)") }
-                    }]
+                    [
+                        Channel(id: "detail", lifetime: .ephemeral(resetKey: endpoint)) { _ in
+                            recorder.log("open \(endpoint)")
+                            return .cancelOnly { recorder.log("cancel \(endpoint)") }
+                        }
+                    ]
                 }
             }
         let behavior = Behavior<Screen, Screen, Void>

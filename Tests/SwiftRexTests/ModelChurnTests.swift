@@ -1,6 +1,6 @@
+import SwiftRexTesting
 import Synchronization
 import Testing
-import SwiftRexTesting
 
 /// Model-based churn: seeded random batches over hundreds of keyed channels. After every cycle
 /// the live keep set equals what supervise(state) declares, and the engine did exactly the
@@ -22,7 +22,9 @@ import SwiftRexTesting
         let maxConcurrent = Mutex(0)
 
         func opened(_ id: Int) {
-            let now = open.withLock { $0[id, default: 0] += 1; return $0[id]! }
+            let now = open.withLock {
+                $0[id, default: 0] += 1; return $0[id]!
+            }
             maxConcurrent.withLock { $0 = max($0, now) }
         }
 

@@ -1,7 +1,7 @@
 import Foundation
+import SwiftRexTesting
 import Synchronization
 import Testing
-import SwiftRexTesting
 
 /// The store: batching, executors, dispatch from any thread, observation, runaway loops.
 @Suite struct StoreTests {
@@ -42,7 +42,8 @@ import SwiftRexTesting
     @Test func switchingIdsOpensTheNewOneBeforeClosingTheOld() async {
         let recorder = Recorder()
         let executor = ManualExecutor()
-        let store = Store(initial: ChannelsState(channels: ["old": ChannelSpec()]), behavior: channelsFeature(recorder), executor: .custom(executor))
+        let store = Store(
+            initial: ChannelsState(channels: ["old": ChannelSpec()]), behavior: channelsFeature(recorder), executor: .custom(executor))
         executor.runAll()
         store.dispatch(.remove("old"))
         store.dispatch(.set("new", ChannelSpec()))
@@ -59,7 +60,9 @@ import SwiftRexTesting
         for n in 0..<100 { store.dispatch(.event("\(n)")) }
         executor.runAll()
         let snapshot = Mutex<KeepSnapshot?>(nil)
-        Task { let keep = await store.keep(); snapshot.withLock { $0 = keep } }
+        Task {
+            let keep = await store.keep(); snapshot.withLock { $0 = keep }
+        }
         // Generous: the loop ends as soon as the snapshot arrives; only a starved cooperative pool
         // (CPU-heavy suites running in parallel on 2 cores) makes it wait at all.
         let deadline = ContinuousClock.now + .seconds(30)
@@ -103,10 +106,12 @@ import SwiftRexTesting
     }
 
     @Test func theMainActorCanBeTheExecutor() async {
-        let store = Store(initial: 0, behavior: Behavior<Int, Int, Void>.reduce { action, state in
-            MainActor.assertIsolated()
-            state += action
-        }, executor: .main)
+        let store = Store(
+            initial: 0,
+            behavior: Behavior<Int, Int, Void>.reduce { action, state in
+                MainActor.assertIsolated()
+                state += action
+            }, executor: .main)
         store.dispatch(2)
         await store.waitUntilIdle()
         #expect(store.state == 2)

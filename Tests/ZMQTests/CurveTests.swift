@@ -65,13 +65,13 @@ import ZMQ
         let text = try #require(ZMQZ85.encode(bytes))
         #expect(text.count == 40)
         #expect(ZMQZ85.decode(text) == bytes)
-        #expect(ZMQZ85.encode([1, 2, 3]) == nil)              // not a multiple of 4
+        #expect(ZMQZ85.encode([1, 2, 3]) == nil)  // not a multiple of 4
         #expect(ZMQZ85.decode("Hello") != nil)
-        #expect(ZMQZ85.decode("Hell") == nil)                 // not a multiple of 5
-        #expect(ZMQZ85.decode("Hell\"") == nil)               // '"' is not a Z85 digit
+        #expect(ZMQZ85.decode("Hell") == nil)  // not a multiple of 5
+        #expect(ZMQZ85.decode("Hell\"") == nil)  // '"' is not a Z85 digit
         #expect(ZMQZ85.decode("Hellé") == nil)
-        #expect(ZMQZ85.decode(String(repeating: "0", count: 5000)) == nil)   // over the bound
-        #expect(ZMQCurveKey(z85: "HelloWorld") == nil)        // a valid Z85 text, not a key
+        #expect(ZMQZ85.decode(String(repeating: "0", count: 5000)) == nil)  // over the bound
+        #expect(ZMQCurveKey(z85: "HelloWorld") == nil)  // a valid Z85 text, not a key
         #expect(ZMQCurveKey(bytes: [1, 2]) == nil)
     }
 

@@ -9,7 +9,7 @@ import ZMQ
         let socket = try context.socket(.sub)
         defer { socket.close() }
         #expect(try socket.option(.maxMessageSize) == nil, "unlimited by default")
-        try socket.setOption(.maxMessageSize, 5_000_000_000)   // past Int32: needs int64_t
+        try socket.setOption(.maxMessageSize, 5_000_000_000)  // past Int32: needs int64_t
         #expect(try socket.option(.maxMessageSize) == 5_000_000_000)
         try socket.setOption(.maxMessageSize, nil)
         #expect(try socket.option(.maxMessageSize) == nil)

@@ -11,9 +11,11 @@ import Testing
         #expect(scan.error == nil)
         #expect(scan.command?.rawValue == "keep")
         #expect(scan.arguments == ParsedArguments(arguments: ["node": ["n1"]], flags: ["--watch"]))
-        #expect(scan.globals == ParsedArguments(values: [
-            "--output": ["json"], "--timeout": ["5s"], "--node": ["n1=tcp://h:1"],
-        ]))
+        #expect(
+            scan.globals
+                == ParsedArguments(values: [
+                    "--output": ["json"], "--timeout": ["5s"], "--node": ["n1=tcp://h:1"],
+                ]))
     }
 
     @Test func variadicArgumentsAndDoubleDash() async {
@@ -39,8 +41,10 @@ import Testing
     }
 
     @Test func globalOptionsAreConverted() async throws {
-        let scan = scanner.scan(["state", "n1", "--node", "a=tcp://127.0.0.1:1", "--node", "b=ipc:///tmp/b",
-                                 "--node", "a=tcp://127.0.0.1:2", "--timeout", "500ms", "--cluster", "c.json"])
+        let scan = scanner.scan([
+            "state", "n1", "--node", "a=tcp://127.0.0.1:1", "--node", "b=ipc:///tmp/b",
+            "--node", "a=tcp://127.0.0.1:2", "--timeout", "500ms", "--cluster", "c.json",
+        ])
         let globals = try GlobalOptions(scan.globals)
         #expect(globals.nodes == [NodeAddress(id: "b", control: "ipc:///tmp/b"), NodeAddress(id: "a", control: "tcp://127.0.0.1:2")])
         #expect(globals.timeout == .milliseconds(500))
@@ -51,46 +55,73 @@ import Testing
     }
 
     /// Every usage error: exit 64, `Error: …` and the usage hint on stderr, nothing on stdout.
-    @Test(arguments: [
-        ("", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
-        ("frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
-        ("help frobnicate", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
-        ("frobnicate --help", "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
-        ("state", "Error: Missing expected argument '<node>'", "state"),
-        ("state n1 extra", "Error: Unexpected argument 'extra'", "state"),
-        ("describe n1", "Error: Missing expected argument '<channel>'", "describe"),
-        ("keep", "Error: Missing expected argument '<node>' (or --all)", "keep"),
-        ("keep n1 --all", "Error: give either a node or --all, not both", "keep"),
-        ("keep n1 --bogus", "Error: Unknown option '--bogus'", "keep"),
-        ("--all keep", "Error: Unknown option '--all'", "keep"),
-        ("keep n1 --all=yes", "Error: Option '--all' does not take a value", "keep"),
-        ("state n1 --timeout", "Error: Missing value for '--timeout <duration>'", "state"),
-        ("state n1 --timeout 2", "Error: --timeout expects a duration from 1ms to 24h, such as 500ms, 2s or 1m, not '2'", "state"),
-        ("state n1 --timeout 0s", "Error: --timeout expects a duration from 1ms to 24h, such as 500ms, 2s or 1m, not '0s'", "state"),
-        ("state n1 --timeout soon", "Error: --timeout expects a duration from 1ms to 24h, such as 500ms, 2s or 1m, not 'soon'", "state"),
-        ("state n1 -o yaml", "Error: -o expects 'table' or 'json', not 'yaml'", "state"),
-        ("state n1 --node n1", "Error: --node expects ID=ENDPOINT, e.g. n1=tcp://127.0.0.1:7201, not 'n1'", "state"),
-        ("state n1 --node n1=localhost", "Error: --node expects ID=ENDPOINT, e.g. n1=tcp://127.0.0.1:7201, not 'n1=localhost'", "state"),
-        ("send n1", "Error: Missing expected argument '<action>' (or --json)", "send"),
-        ("send n1 explode now", "Error: unknown action 'explode' — use one of follow, unfollow, set, unset, publish, add-peer, remove-peer, or --json", "send"),
-        ("send n1 set eu.prices", "Error: 'set' expects TOPIC VALUE (2 arguments, got 1)", "send"),
-        ("send n1 unset a b", "Error: 'unset' expects TOPIC (1 argument, got 2)", "send"),
-        ("send n1 set a 1 --from n2", "Error: --from goes with 'follow', not with 'set'", "send"),
-        ("send n1 set a 1 --count 0", "Error: --count expects a whole number from 1 to 10000000, not '0'", "send"),
-        ("send n1 set a 1 --count 2 --rate fast", "Error: --rate expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not 'fast'", "send"),
-        ("send n1 set --json {}", "Error: give either an action or --json, not both; nothing was sent", "send"),
-        ("wait n1", "Error: Missing expected option '--for <condition>'", "wait"),
-        ("wait n1 --for ready", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'ready'", "wait"),
-        ("wait n1 --for state=a.b", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'state=a.b'", "wait"),
-        ("wait n1 --for keep=", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'keep='", "wait"),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
+            (
+                "frobnicate",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)",
+                nil
+            ),
+            (
+                "help frobnicate",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)",
+                nil
+            ),
+            (
+                "frobnicate --help",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)",
+                nil
+            ),
+            ("state", "Error: Missing expected argument '<node>'", "state"),
+            ("state n1 extra", "Error: Unexpected argument 'extra'", "state"),
+            ("describe n1", "Error: Missing expected argument '<channel>'", "describe"),
+            ("keep", "Error: Missing expected argument '<node>' (or --all)", "keep"),
+            ("keep n1 --all", "Error: give either a node or --all, not both", "keep"),
+            ("keep n1 --bogus", "Error: Unknown option '--bogus'", "keep"),
+            ("--all keep", "Error: Unknown option '--all'", "keep"),
+            ("keep n1 --all=yes", "Error: Option '--all' does not take a value", "keep"),
+            ("state n1 --timeout", "Error: Missing value for '--timeout <duration>'", "state"),
+            ("state n1 --timeout 2", "Error: --timeout expects a duration from 1ms to 24h, such as 500ms, 2s or 1m, not '2'", "state"),
+            ("state n1 --timeout 0s", "Error: --timeout expects a duration from 1ms to 24h, such as 500ms, 2s or 1m, not '0s'", "state"),
+            (
+                "state n1 --timeout soon", "Error: --timeout expects a duration from 1ms to 24h, such as 500ms, 2s or 1m, not 'soon'",
+                "state"
+            ),
+            ("state n1 -o yaml", "Error: -o expects 'table' or 'json', not 'yaml'", "state"),
+            ("state n1 --node n1", "Error: --node expects ID=ENDPOINT, e.g. n1=tcp://127.0.0.1:7201, not 'n1'", "state"),
+            (
+                "state n1 --node n1=localhost", "Error: --node expects ID=ENDPOINT, e.g. n1=tcp://127.0.0.1:7201, not 'n1=localhost'",
+                "state"
+            ),
+            ("send n1", "Error: Missing expected argument '<action>' (or --json)", "send"),
+            (
+                "send n1 explode now",
+                "Error: unknown action 'explode' — use one of follow, unfollow, set, unset, publish, add-peer, remove-peer, or --json",
+                "send"
+            ),
+            ("send n1 set eu.prices", "Error: 'set' expects TOPIC VALUE (2 arguments, got 1)", "send"),
+            ("send n1 unset a b", "Error: 'unset' expects TOPIC (1 argument, got 2)", "send"),
+            ("send n1 set a 1 --from n2", "Error: --from goes with 'follow', not with 'set'", "send"),
+            ("send n1 set a 1 --count 0", "Error: --count expects a whole number from 1 to 10000000, not '0'", "send"),
+            (
+                "send n1 set a 1 --count 2 --rate fast",
+                "Error: --rate expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not 'fast'", "send"
+            ),
+            ("send n1 set --json {}", "Error: give either an action or --json, not both; nothing was sent", "send"),
+            ("wait n1", "Error: Missing expected option '--for <condition>'", "wait"),
+            ("wait n1 --for ready", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'ready'", "wait"),
+            ("wait n1 --for state=a.b", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'state=a.b'", "wait"),
+            ("wait n1 --for keep=", "Error: --for expects keep=ID, gone=ID or state=PATH=VALUE, not 'keep='", "wait"),
+        ] as [(String, String, String?)])
     func usageErrorsExit64(line: String, message: String, command: String?) async {
         let result = await cli(line)
         #expect(result.code == 64, "\(result)")
         #expect(result.stdout == "")
-        let hint = command.map { name in
-            "Usage: \(HelpFormatter.usage(for: RexCtl.commands.first { $0.spec.name == name }!.spec))\n  See 'rexctl \(name) --help' for more information.\n"
-        }
+        let hint =
+            command.map { name in
+                "Usage: \(HelpFormatter.usage(for: RexCtl.commands.first { $0.spec.name == name }!.spec))\n  See 'rexctl \(name) --help' for more information.\n"
+            }
             ?? "Usage: rexctl <subcommand> [<arguments>] [<global options>]\n  See 'rexctl --help' for more information.\n"
         #expect(result.stderr == message + "\n" + hint)
     }
@@ -110,7 +141,8 @@ import Testing
 
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        try directory.write(".deploy/cluster.json", #"{"nodes": [{"id": "a", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201"}]}"#)
+        try directory.write(
+            ".deploy/cluster.json", #"{"nodes": [{"id": "a", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201"}]}"#)
         let environment = RexCtlEnvironment(variables: [:], currentDirectory: directory.path)
         let fromFile = await cli("keep zz", environment: environment)
         #expect(fromFile.code == 64)
@@ -120,22 +152,28 @@ import Testing
     @Test func missingClusterFileSaysWhatToDo() async {
         let result = await cli("state n1")
         #expect(result.code == 64)
-        #expect(result.stderr.hasPrefix("Error: cannot use cluster file /nonexistent-rexctl-test/.deploy/cluster.json: "
-            + "it does not exist or cannot be read — pass --cluster FILE, set REXCTL_CLUSTER, or address a node with --node ID=ENDPOINT\n"))
+        #expect(
+            result.stderr.hasPrefix(
+                "Error: cannot use cluster file /nonexistent-rexctl-test/.deploy/cluster.json: "
+                    + "it does not exist or cannot be read — pass --cluster FILE, set REXCTL_CLUSTER, or address a node with --node ID=ENDPOINT\n"
+            ))
     }
 
     @Test func clusterFileFromEnvironmentFlagAndOverrides() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        try directory.write("c.json", """
+        try directory.write(
+            "c.json",
+            """
             {"nodes": [{"id": "n1", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201"},
                        {"id": "n2", "control": "tcp://127.0.0.1:7202"}]}
             """)
         try directory.write("bad.json", #"{"nodes": [{"id": "n1"}]}"#)
         func context(_ arguments: [String], _ variables: [String: String] = [:]) throws -> CommandContext {
             let globals = try GlobalOptions(RexCtl.scanner.scan(["nodes"] + arguments).globals)
-            return CommandContext(globals: globals, stdout: BufferOutput(), stderr: BufferOutput(),
-                                  environment: RexCtlEnvironment(variables: variables, currentDirectory: directory.path))
+            return CommandContext(
+                globals: globals, stdout: BufferOutput(), stderr: BufferOutput(),
+                environment: RexCtlEnvironment(variables: variables, currentDirectory: directory.path))
         }
         let fromEnvironment = try context([], ["REXCTL_CLUSTER": directory.path + "/c.json"]).clusterNodes()
         #expect(fromEnvironment.nodes.map(\.id) == ["n1", "n2"])
@@ -159,7 +197,8 @@ import Testing
         try directory.write("dup.json", #"{"nodes": [{"id": "n1", "control": "tcp://a:1"}, {"id": "n1", "control": "tcp://a:2"}]}"#)
         let result = await cli(["state", "n1", "--cluster", directory.path + "/dup.json"])
         #expect(result.code == 64)
-        #expect(result.stderr.hasPrefix("Error: cannot use cluster file \(directory.path)/dup.json: node id n1 appears twice — "), "\(result)")
+        #expect(
+            result.stderr.hasPrefix("Error: cannot use cluster file \(directory.path)/dup.json: node id n1 appears twice — "), "\(result)")
     }
 
     @Test func sendBuildsActionsFromFriendlyForms() async throws {
@@ -201,7 +240,9 @@ import Testing
     }
 
     @Test func dottedPathsIntoState() async throws {
-        let state = try document(JSONValue.self, """
+        let state = try document(
+            JSONValue.self,
+            """
             {"feeds": {"eu.prices": {"value": "42"}, "eu": {"prices": {"value": "shadow"}}},
              "follows": {"prices": {"lastValue": "42", "count": 3, "from": null}},
              "list": [{"a": true}], "nowMs": 5100}

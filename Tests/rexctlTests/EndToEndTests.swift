@@ -1,5 +1,5 @@
-import RexControl
 import Foundation
+import RexControl
 import RexNode
 import Testing
 
@@ -30,12 +30,14 @@ import Testing
 
         static func start() throws -> Cluster {
             let settings = NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 50)
-            let n1 = try Node.start(NodeConfiguration(
-                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                settings: settings, logLevel: .error))
-            let n2 = try Node.start(NodeConfiguration(
-                id: "n2", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                peers: ["n1": n1.pubEndpoint], settings: settings, logLevel: .error))
+            let n1 = try Node.start(
+                NodeConfiguration(
+                    id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                    settings: settings, logLevel: .error))
+            let n2 = try Node.start(
+                NodeConfiguration(
+                    id: "n2", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                    peers: ["n1": n1.pubEndpoint], settings: settings, logLevel: .error))
             return Cluster(n1: n1, n2: n2)
         }
 
@@ -66,8 +68,9 @@ import Testing
         // add-peer: n1 learns n2's publisher; both then see each other alive.
         let addPeer = await cluster.run(["send", "n1", "add-peer", "n2", cluster.n2.pubEndpoint])
         #expect(addPeer.code == 0, "\(addPeer)")
-        #expect(addPeer.stdout == #"n1 accepted {"endpoint":"\#(cluster.n2.pubEndpoint)","id":"n2","type":"addPeer"}"# + "\n"
-            || addPeer.stdout.hasPrefix("n1 accepted {"), "\(addPeer)")
+        #expect(
+            addPeer.stdout == #"n1 accepted {"endpoint":"\#(cluster.n2.pubEndpoint)","id":"n2","type":"addPeer"}"# + "\n"
+                || addPeer.stdout.hasPrefix("n1 accepted {"), "\(addPeer)")
         #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
         #expect(await cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
 
@@ -146,8 +149,9 @@ import Testing
         let keep = await cluster.run("keep n2")
         #expect(keep.code == 0, "\(keep)")
         let lines = keep.stdout.split(separator: "\n")
-        #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true)
-            == ["ID", "LIFETIME", "SETTLE", "DELIVERY", "STATE", "AGE", "OPENS", "RECREATES", "DELIVERED", "DROPPED"])
+        #expect(
+            lines.first?.split(separator: " ", omittingEmptySubsequences: true)
+                == ["ID", "LIFETIME", "SETTLE", "DELIVERY", "STATE", "AGE", "OPENS", "RECREATES", "DELIVERED", "DROPPED"])
         #expect(lines.contains { $0.hasPrefix("pub ") && $0.contains("permanent") && $0.contains("live") })
         #expect(lines.contains { $0.hasPrefix("follow[prices] ") && $0.contains("ephemeral key=eu.prices") })
         // Every row has its columns where the header says.
@@ -173,7 +177,10 @@ import Testing
         let state = await cluster.run("state n2")
         #expect(state.code == 0)
         #expect(state.stdout.hasPrefix("NODE      n2  (up "))
-        #expect(state.stdout.contains("\nFOLLOWS\nNAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS  DUPS  OLDER\nprices  eu.prices  -     -           -           0     0     0      0\n"))
+        #expect(
+            state.stdout.contains(
+                "\nFOLLOWS\nNAME    TOPIC      FROM  LAST VALUE  SENDER  COUNT  GAPS  DUPS  OLDER\nprices  eu.prices  -     -           -           0     0     0      0\n"
+            ))
         #expect(state.stdout.contains("\nPEERS\nID  ENDPOINT"))
         let stateJSON = try json(await cluster.run("state n2 -o json"))
         #expect(stateJSON["id"] == .string("n2"))
@@ -189,7 +196,9 @@ import Testing
 
         let describe = await cluster.run("describe n2 follow[prices]")
         #expect(describe.code == 0, "\(describe)")
-        #expect(describe.stdout.hasPrefix("Channel:       follow[prices]\nNode:          n2\nLifetime:      ephemeral\nReset key:     eu.prices\n"))
+        #expect(
+            describe.stdout.hasPrefix(
+                "Channel:       follow[prices]\nNode:          n2\nLifetime:      ephemeral\nReset key:     eu.prices\n"))
         #expect(describe.stdout.contains("History:\n      AT  EVENT"))
         #expect(describe.stdout.contains("  settling\n"))
         #expect(describe.stdout.contains("  opened"))
@@ -200,7 +209,10 @@ import Testing
         // Changing the topic recreates the channel; describe tells why.
         #expect(await cluster.run("send n2 follow prices eu.other").code == 0)
         #expect(await cluster.run("wait n2 --for state=follows.prices.topic=eu.other --for keep=follow[prices] --timeout 5s").code == 0)
-        #expect(await eventually { await cluster.run("describe n2 follow[prices]").stdout.contains("reset key changed from eu.prices to eu.other") })
+        #expect(
+            await eventually {
+                await cluster.run("describe n2 follow[prices]").stdout.contains("reset key changed from eu.prices to eu.other")
+            })
 
         let missing = await cluster.run("describe n2 follow[nothing]")
         #expect(missing.code == 1)
@@ -225,7 +237,8 @@ import Testing
         #expect(timeout.code == 1, "\(timeout)")
         #expect(timeout.elapsed >= .milliseconds(290))
         #expect(timeout.elapsed < .seconds(2))
-        #expect(timeout.stderr == "Error: n1: keep=follow[never] did not hold within 300ms (last seen: follow[never] is not in the keep set)\n")
+        #expect(
+            timeout.stderr == "Error: n1: keep=follow[never] did not hold within 300ms (last seen: follow[never] is not in the keep set)\n")
 
         let value = await cluster.run("wait n1 --for state=settings.heartbeatIntervalMs=51 --timeout 200ms")
         #expect(value.code == 1)
@@ -255,7 +268,9 @@ import Testing
         #expect(lines[1].prefix(5) == ["n1", Substring(cluster.n1.controlEndpoint), Substring(cluster.n1.pubEndpoint), "yes", "alive"])
         #expect(lines[2].prefix(5) == ["n2", Substring(cluster.n2.controlEndpoint), Substring(cluster.n2.pubEndpoint), "yes", "alive"])
 
-        let documents = await cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap { try? document(JSONValue.self, String($0)) }
+        let documents = await cluster.run("nodes -o json").stdout.split(separator: "\n").compactMap {
+            try? document(JSONValue.self, String($0))
+        }
         #expect(documents.count == 2)
         #expect(documents.first?["reachable"] == .bool(true))
         #expect(documents.first?["seenBy"]?["n2"] == .string("alive"))

@@ -15,7 +15,8 @@ import Testing
         #expect(result.code == 2, "\(result)")
         #expect(result.elapsed < .milliseconds(1_500), "\(result.elapsed)")
         #expect(result.elapsed >= .milliseconds(290), "\(result.elapsed)")
-        let expected = arguments == ["nodes"]
+        let expected =
+            arguments == ["nodes"]
             ? "Error: node n1 at \(endpoint) did not answer within 300ms — is it running?\n"
             : "Error: node n1 at \(endpoint) did not answer within 300ms — is it running? Try 'rexctl nodes'.\n"
         #expect(result.stderr == expected)
@@ -63,7 +64,9 @@ import Testing
         #expect(try listener.received(within: .milliseconds(300)) == [])
 
         // The listener does see a well-formed request (so the check above is meaningful).
-        let sent = await cli(["send", "n1", "--json", #"{"type":"unset","topic":"a"}"#, "--node", "n1=\(listener.endpoint)", "--timeout", "200ms"])
+        let sent = await cli([
+            "send", "n1", "--json", #"{"type":"unset","topic":"a"}"#, "--node", "n1=\(listener.endpoint)", "--timeout", "200ms",
+        ])
         #expect(sent.code == 2)
         let received = try listener.received(within: .milliseconds(500))
         #expect(received.count == 1)

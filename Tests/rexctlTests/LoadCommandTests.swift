@@ -9,13 +9,22 @@ import Testing
     @Test(arguments: [
         (["load"], "Error: Missing expected argument '<scenario>'"),
         (["load", "storm"], "Error: Unknown load scenario 'storm' (scenarios: churn)"),
-        (["load", "churn", "--rate", "fast"], "Error: --rate expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not 'fast'"),
+        (
+            ["load", "churn", "--rate", "fast"],
+            "Error: --rate expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not 'fast'"
+        ),
         (["load", "churn", "--rate", "0"], "Error: --rate expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not '0'"),
         (["load", "churn", "--follows", "0"], "Error: --follows expects a whole number from 1 to 10000, not '0'"),
         (["load", "churn", "--feeds", "x"], "Error: --feeds expects a whole number from 1 to 1000, not 'x'"),
         (["load", "churn", "--in-flight", "-3"], "Error: --in-flight expects a whole number from 1 to 1000, not '-3'"),
-        (["load", "churn", "--duration", "soon"], "Error: --duration expects a duration from 1ms to 1h, such as 500ms, 2s or 1m, not 'soon'"),
-        (["load", "churn", "--sweep", "100,,200"], "Error: --sweep expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not ''"),
+        (
+            ["load", "churn", "--duration", "soon"],
+            "Error: --duration expects a duration from 1ms to 1h, such as 500ms, 2s or 1m, not 'soon'"
+        ),
+        (
+            ["load", "churn", "--sweep", "100,,200"],
+            "Error: --sweep expects a rate per second from 0.001 to 1000000, such as 100 or 100/s, not ''"
+        ),
         (["load", "churn", "--svg", "x.svg"], "Error: --svg needs --sweep (the chart plots the sweep's rates)"),
         (["load", "churn", "--from-peers=yes"], "Error: Option '--from-peers' does not take a value"),
         (["load", "churn", "extra"], "Error: Unexpected argument 'extra'"),
@@ -41,8 +50,10 @@ import Testing
     @Test func nodesDownExit2WithinTheTimeout() async throws {
         let first = try unusedLoopbackEndpoint()
         let second = try unusedLoopbackEndpoint()
-        let result = await cli(["load", "churn", "--duration", "1s", "--node", "n1=\(first)", "--node", "n2=\(second)",
-                                "--timeout", "300ms"])
+        let result = await cli([
+            "load", "churn", "--duration", "1s", "--node", "n1=\(first)", "--node", "n2=\(second)",
+            "--timeout", "300ms",
+        ])
         #expect(result.code == 2, "\(result)")
         #expect(result.elapsed < .milliseconds(2_000))
         #expect(result.stderr.hasSuffix("did not answer within 300ms — is it running? Try 'rexctl nodes'.\n"), "\(result.stderr)")
@@ -59,27 +70,31 @@ import Testing
         let metrics = metricsDocument(opens: 5, cancels: 2, live: 3, depth: 4)
         let counts = ChurnDriver.counts(keep)
         #expect(counts.live == 2 && counts.settling == 1 && counts.churnFollows == 2)
-        let settings = ChurnSettings(follows: 1, rate: 1, duration: .seconds(1), feeds: 2, inFlight: 1, fromPeers: false,
-                                     requestTimeout: .seconds(1))
+        let settings = ChurnSettings(
+            follows: 1, rate: 1, duration: .seconds(1), feeds: 2, inFlight: 1, fromPeers: false,
+            requestTimeout: .seconds(1))
         let nodes = [NodeAddress(id: "n1", control: "tcp://127.0.0.1:1")]
         let driver = try ChurnDriver(nodes: nodes, clients: [], settings: settings, progress: BufferOutput()) { _ in }
         let (sample, violations) = driver.check(node: 0, sample: "sample 7 (t=3.500s)", metrics: metrics, keep: keep)
         #expect(sample.depth == 4)
-        #expect(violations.map(\.description) == [
-            "invariant broken on node n1 at sample 7 (t=3.500s): keep counters opens 5 − cancels 2 = 3, but the keep set has 2 live channels",
-        ])
+        #expect(
+            violations.map(\.description) == [
+                "invariant broken on node n1 at sample 7 (t=3.500s): keep counters opens 5 − cancels 2 = 3, but the keep set has 2 live channels"
+            ])
         #expect(ChurnDriver.differences(before: metrics, after: metrics) == [])
         let grown = metricsDocument(live: 4, fds: 30)
         #expect(ChurnDriver.differences(before: metricsDocument(live: 3, fds: 30), after: grown) == ["channels.live started at 3 but is 4"])
-        #expect(ChurnDriver.differences(before: nil, after: grown)
-            == ["process.fds started at - but is 30", "sockets.open started at - but is 0", "channels.live started at - but is 4"])
+        #expect(
+            ChurnDriver.differences(before: nil, after: grown)
+                == ["process.fds started at - but is 30", "sockets.open started at - but is 0", "channels.live started at - but is 4"])
     }
 
     @Test func chartHasAxesTicksLabelsAndLegend() {
-        let svg = LatencyChart.svg([
-            .init(rate: 480, p50Ms: 0.13, p99Ms: 0.6, meanMs: 0.15),
-            .init(rate: 1950, p50Ms: 0.2, p99Ms: 1.4, meanMs: 0.3),
-        ], title: "Reconcile <latency>", note: "note")
+        let svg = LatencyChart.svg(
+            [
+                .init(rate: 480, p50Ms: 0.13, p99Ms: 0.6, meanMs: 0.15),
+                .init(rate: 1950, p50Ms: 0.2, p99Ms: 1.4, meanMs: 0.3),
+            ], title: "Reconcile <latency>", note: "note")
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.hasSuffix("</svg>\n"))
         #expect(svg.contains("Reconcile &lt;latency&gt;"))

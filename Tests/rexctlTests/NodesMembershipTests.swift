@@ -1,5 +1,6 @@
 import RexControl
 import Testing
+
 @testable import rexctl
 
 /// `rexctl nodes` under the SWIM membership: dead and left apart (not both `gone`), the
@@ -58,7 +59,9 @@ import Testing
         let documents = NodesCommand.documents(Self.reports()).map(\.text)
         // `seenBy` as before (dead and left are `gone` there); `membership` after it, by observer.
         #expect(documents[2].contains(#""seenBy":{"n1":"gone","n2":"gone"}"#), "\(documents[2])")
-        #expect(documents[2].contains(#""membership":{"n1":{"status":"dead","incarnation":7},"n2":{"status":"dead","incarnation":5}}"#), "\(documents[2])")
+        #expect(
+            documents[2].contains(#""membership":{"n1":{"status":"dead","incarnation":7},"n2":{"status":"dead","incarnation":5}}"#),
+            "\(documents[2])")
         #expect(documents[3].contains(#""membership":{"n1":{"status":"left","incarnation":9}}"#), "\(documents[3])")
         // A node nobody's membership reported on has no `membership` member.
         var heartbeats = Self.reports()

@@ -7,17 +7,18 @@ import Testing
 @Suite(.serialized) struct ProtocolVersionTests {
     static let ping = #"{"control":"c","node":"n1","pid":1,"pub":"p","uptimeMs":5}"#
 
-    @Test(arguments: [
-        ("1", nil),
-        ("1.0", "protocol version 1.0"),
-        ("1e0", "protocol version 1e0"),
-        ("10e-1", "protocol version 10e-1"),
-        ("true", "protocol version true"),
-        (#""1""#, #"protocol version "1""#),
-        ("[1]", "protocol version [1]"),
-        ("2", "protocol version 2"),
-        ("null", "protocol version null"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("1", nil),
+            ("1.0", "protocol version 1.0"),
+            ("1e0", "protocol version 1e0"),
+            ("10e-1", "protocol version 10e-1"),
+            ("true", "protocol version true"),
+            (#""1""#, #"protocol version "1""#),
+            ("[1]", "protocol version [1]"),
+            ("2", "protocol version 2"),
+            ("null", "protocol version null"),
+        ] as [(String, String?)])
     func onlyTheIntegerOneIsVersionOne(version: String, problem: String?) async throws {
         let node = try CannedNode { _, id in CannedNode.success(id: id, result: ProtocolVersionTests.ping, version: version) }
         defer { node.stop() }
@@ -47,8 +48,10 @@ import Testing
         defer { first.stop() }
         let second = try CannedNode(reply: reply)
         defer { second.stop() }
-        let result = await cli(["load", "churn", "--duration", "1s", "--node", "n1=\(first.endpoint)",
-                                "--node", "n2=\(second.endpoint)", "--timeout", "1s"])
+        let result = await cli([
+            "load", "churn", "--duration", "1s", "--node", "n1=\(first.endpoint)",
+            "--node", "n2=\(second.endpoint)", "--timeout", "1s",
+        ])
         #expect(result.code == 2, "\(result)")
         #expect(result.stderr.contains("(protocol version 1.0)"), "\(result.stderr)")
     }

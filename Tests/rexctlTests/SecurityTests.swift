@@ -38,13 +38,16 @@ import ZMQ
 
         func writeCluster(key: String?) throws {
             let keyMember = key.map { #", "key": "\#($0)""# } ?? ""
-            try folder.write("cluster.json", #"{"nodes": [{"id": "n1", "pub": "\#(node.pubEndpoint)", "control": "\#(node.controlEndpoint)"\#(keyMember)}]}"#)
+            try folder.write(
+                "cluster.json",
+                #"{"nodes": [{"id": "n1", "pub": "\#(node.pubEndpoint)", "control": "\#(node.controlEndpoint)"\#(keyMember)}]}"#)
         }
 
         static func writeKey(_ pair: ZMQCurveKeyPair, to path: String) throws {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try KeyFile.write(KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85).encoded(comment: "test"),
-                              to: path, mode: 0o600, overwrite: true)
+            try KeyFile.write(
+                KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85).encoded(comment: "test"),
+                to: path, mode: 0o600, overwrite: true)
         }
 
         func run(_ arguments: [String]) async -> RunResult {
@@ -137,7 +140,8 @@ import ZMQ
     @Test func aPlainNodeWithAKeyInTheClusterFileIsNamed() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.cleanup() }
-        let node = try Node.start(NodeConfiguration(id: "p1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .error))
+        let node = try Node.start(
+            NodeConfiguration(id: "p1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .error))
         try SecuredNode.writeKey(try ZMQCurveKeyPair.generate(), to: folder.path + "/keys/operator.key")
         let key = try ZMQCurveKeyPair.generate().publicKey.z85
         try folder.write("cluster.json", #"{"nodes": [{"id": "p1", "control": "\#(node.controlEndpoint)", "key": "\#(key)"}]}"#)
@@ -171,11 +175,13 @@ import ZMQ
         #expect(open.stderr.contains("run: chmod 600 \(file)"), "\(open)")
         // $REXCTL_KEY names the key file too.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        let viaEnvironment = await cli(["--cluster", secured.clusterPath, "--key", secured.folder.path + "/keys/viewer.key", "send", "n1", "set", "a", "b"],
-                                       environment: RexCtlEnvironment(variables: ["REXCTL_KEY": file], currentDirectory: "/"))
+        let viaEnvironment = await cli(
+            ["--cluster", secured.clusterPath, "--key", secured.folder.path + "/keys/viewer.key", "send", "n1", "set", "a", "b"],
+            environment: RexCtlEnvironment(variables: ["REXCTL_KEY": file], currentDirectory: "/"))
         #expect(viaEnvironment.code == 2, "--key wins over REXCTL_KEY")
-        let environmentOnly = await cli(["--cluster", secured.clusterPath, "send", "n1", "set", "a", "b"],
-                                        environment: RexCtlEnvironment(variables: ["REXCTL_KEY": secured.folder.path + "/keys/viewer.key"], currentDirectory: "/"))
+        let environmentOnly = await cli(
+            ["--cluster", secured.clusterPath, "send", "n1", "set", "a", "b"],
+            environment: RexCtlEnvironment(variables: ["REXCTL_KEY": secured.folder.path + "/keys/viewer.key"], currentDirectory: "/"))
         #expect(environmentOnly.stderr.contains("forbidden"), "\(environmentOnly)")
         await secured.stop()
     }

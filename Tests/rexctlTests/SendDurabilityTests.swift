@@ -35,8 +35,11 @@ import Testing
         defer { node.stop() }
         let plain = await cli(["send", "n1", "set", "a", "1", "--count", "3", "--node", "n1=\(node.endpoint)", "--timeout", "2s"])
         #expect(plain.code == 0, "\(plain)")
-        #expect(plain.stdout.hasPrefix("n1 accepted 3/3 actions in ") && plain.stdout.hasSuffix("; durability: batch)\n"), "\(plain.stdout)")
-        let json = await cli(["send", "n1", "set", "a", "1", "--count", "3", "-o", "json", "--node", "n1=\(node.endpoint)", "--timeout", "2s"])
+        #expect(
+            plain.stdout.hasPrefix("n1 accepted 3/3 actions in ") && plain.stdout.hasSuffix("; durability: batch)\n"), "\(plain.stdout)")
+        let json = await cli([
+            "send", "n1", "set", "a", "1", "--count", "3", "-o", "json", "--node", "n1=\(node.endpoint)", "--timeout", "2s",
+        ])
         #expect(json.stdout.hasSuffix(#","durability":"batch"}"# + "\n"), "\(json.stdout)")
     }
 }

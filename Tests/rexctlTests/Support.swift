@@ -199,15 +199,19 @@ func document<Document: Decodable>(_ type: Document.Type, _ text: String) throws
 }
 
 /// A metrics document with every counter 0 but those given.
-func metricsDocument(histogram: [(edge: Int, count: Int)] = [], opens: Int = 0, cancels: Int = 0, live: Int = 0,
-                     depth: Int = 0, fds: Int = 0) -> MetricsDocument {
+func metricsDocument(
+    histogram: [(edge: Int, count: Int)] = [], opens: Int = 0, cancels: Int = 0, live: Int = 0,
+    depth: Int = 0, fds: Int = 0
+) -> MetricsDocument {
     MetricsDocument(
         uptimeMs: 0,
-        reconcile: .init(cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0,
-                         histogram: histogram.map { .init(upperEdgeNanoseconds: $0.edge, count: $0.count) }),
+        reconcile: .init(
+            cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0,
+            histogram: histogram.map { .init(upperEdgeNanoseconds: $0.edge, count: $0.count) }),
         channels: .init(opens: opens, cancels: cancels, recreates: 0, live: live),
-        messages: .init(published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
-                        reordered: 0, restarts: 0, evicted: 0),
+        messages: .init(
+            published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
+            reordered: 0, restarts: 0, evicted: 0),
         snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
         mailbox: .init(depth: depth, maxDepth: depth), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: fds))
 }
@@ -216,9 +220,11 @@ func metricsDocument(histogram: [(edge: Int, count: Int)] = [], opens: Int = 0, 
 func keepDocument(_ channels: [(id: String, status: KeepDocument.Channel.Status)], opens: Int = 0, cancels: Int = 0) -> KeepDocument {
     KeepDocument(
         channels: channels.map {
-            KeepDocument.Channel(id: $0.id, lifetime: .permanent, broadcasting: "nothing", delivery: "immediate", status: $0.status,
-                                 supervised: true, sinceMs: 0, ageMs: 0, opens: 1, recreates: 0, deliveries: 0, drops: 0, history: [])
+            KeepDocument.Channel(
+                id: $0.id, lifetime: .permanent, broadcasting: "nothing", delivery: "immediate", status: $0.status,
+                supervised: true, sinceMs: 0, ageMs: 0, opens: 1, recreates: 0, deliveries: 0, drops: 0, history: [])
         },
-        counters: .init(cycles: 0, changedCycles: 0, opens: opens, cancels: cancels, recreates: 0, deliveries: 0, drops: 0,
-                        live: 0, lastMs: 0, maxMs: 0))
+        counters: .init(
+            cycles: 0, changedCycles: 0, opens: opens, cancels: cancels, recreates: 0, deliveries: 0, drops: 0,
+            live: 0, lastMs: 0, maxMs: 0))
 }

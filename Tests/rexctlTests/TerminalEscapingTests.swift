@@ -23,14 +23,17 @@ func containsRawControl(_ text: String, allowingNewlines: Bool = true) -> Bool {
         #expect(TerminalText.escaped("plain eu.prices é 漢字 😀") == "plain eu.prices é 漢字 😀")
         #expect(TerminalText.escaped("a\\e") == #"a\\e"#)
         #expect(TerminalText.escaped("\n\r\t\u{1B}") == #"\n\r\t\e"#)
-        #expect(TerminalText.escaped("\u{00}\u{07}\u{08}\u{1F}\u{7F}\u{80}\u{9B}\u{9F}")
-            == #"\u{00}\u{07}\u{08}\u{1f}\u{7f}\u{80}\u{9b}\u{9f}"#)
+        #expect(
+            TerminalText.escaped("\u{00}\u{07}\u{08}\u{1F}\u{7F}\u{80}\u{9B}\u{9F}")
+                == #"\u{00}\u{07}\u{08}\u{1f}\u{7f}\u{80}\u{9b}\u{9f}"#)
         #expect(TerminalText.escaped("\u{202A}\u{202E}\u{2066}\u{2069}") == #"\u{202a}\u{202e}\u{2066}\u{2069}"#)
         #expect(TerminalText.escaped("\u{A0}\u{2029}\u{2070}") == "\u{A0}\u{2029}\u{2070}", "just outside the ranges")
     }
 
     @Test func keepTableEscapesCellsAndAlignsOnTheEscapedText() throws {
-        let keep = try document(KeepDocument.self, #"""
+        let keep = try document(
+            KeepDocument.self,
+            #"""
             {"channels": [{"id": "evil\u001b]0;pwned\u0007", "lifetime": "ephemeral", "resetKey": "\u001b[2J\\e",
                            "settleMs": null, "broadcasting": "nothing", "delivery": "\u202elatest", "status": "live",
                            "supervised": true, "sinceMs": 0, "ageMs": 10, "opens": 1, "recreates": 0, "deliveries": 0,
@@ -42,12 +45,13 @@ func containsRawControl(_ text: String, allowingNewlines: Bool = true) -> Bool {
                           "drops": 0, "live": 0, "lastMs": 0, "maxMs": 0}}
             """#)
         let text = KeepCommand.table([(nil, keep)], showNode: false).render()
-        #expect(text == #"""
-            ID                    LIFETIME                SETTLE  DELIVERY        STATE   AGE  OPENS  RECREATES  DELIVERED  DROPPED
-            evil\e]0;pwned\u{07}  ephemeral key=\e[2J\\e       -  \u{202e}latest  live   10ms      1          0          0        0
-            pub                   permanent                    -  immediate       live   10ms      1          0          0        0
+        #expect(
+            text == #"""
+                ID                    LIFETIME                SETTLE  DELIVERY        STATE   AGE  OPENS  RECREATES  DELIVERED  DROPPED
+                evil\e]0;pwned\u{07}  ephemeral key=\e[2J\\e       -  \u{202e}latest  live   10ms      1          0          0        0
+                pub                   permanent                    -  immediate       live   10ms      1          0          0        0
 
-            """#)
+                """#)
     }
 
     @Test func stateEscapesKeysAndValuesOfEverySection() throws {
@@ -65,13 +69,15 @@ func containsRawControl(_ text: String, allowingNewlines: Bool = true) -> Bool {
         let text = StateCommand.render(state)
         #expect(!containsRawControl(text), "\(text.debugDescription)")
         #expect(text.hasPrefix(#"NODE      n1\e[H  (up 10ms)"#), "\(text)")
-        #expect(text.contains(#"""
+        #expect(
+            text.contains(
+                #"""
 
-            FEEDS
-            TOPIC       VALUE
-            t\u{9b}31m  \r\n
+                FEEDS
+                TOPIC       VALUE
+                t\u{9b}31m  \r\n
 
-            """#), "\(text)")
+                """#), "\(text)")
         #expect(text.contains(#"f\u{202e}  \u{2066}eu  -     \e[2J       n\u{7f}2"#), "\(text)")
         #expect(text.contains(#"p\u{2069}  tcp://x\u{00}  alive"#), "\(text)")
     }
@@ -81,38 +87,40 @@ func containsRawControl(_ text: String, allowingNewlines: Bool = true) -> Bool {
             id: "c\u{1B}[31m", lifetime: .ephemeral, resetKey: "\u{85}", broadcasting: "nothing", delivery: "immediate",
             status: .live, supervised: true, sinceMs: 0, ageMs: 0, opens: 1, recreates: 0, deliveries: 0, drops: 0,
             history: [ChannelEvent(atMs: 200, .recreated(from: "a\nb", to: "c")), ChannelEvent(atMs: 300, .dropped(reason: "\u{1B}[5m"))])
-        #expect(DescribeCommand.render(channel, node: "n1") == #"""
-            Channel:       c\e[31m
-            Node:          n1
-            Lifetime:      ephemeral
-            Reset key:     \u{85}
-            Settle:        -
-            Broadcasting:  nothing
-            Delivery:      immediate
-            Status:        live
-            Supervised:    true
-            Since:         0.000s
-            Age:           0ms
-            Opens:         1
-            Recreates:     0
-            Delivered:     0
-            Dropped:       0
-            History:
-                  AT  EVENT      DETAIL
-              0.200s  recreated  reset key changed from a\nb to c
-              0.300s  dropped    reason=\e[5m
+        #expect(
+            DescribeCommand.render(channel, node: "n1") == #"""
+                Channel:       c\e[31m
+                Node:          n1
+                Lifetime:      ephemeral
+                Reset key:     \u{85}
+                Settle:        -
+                Broadcasting:  nothing
+                Delivery:      immediate
+                Status:        live
+                Supervised:    true
+                Since:         0.000s
+                Age:           0ms
+                Opens:         1
+                Recreates:     0
+                Delivered:     0
+                Dropped:       0
+                History:
+                      AT  EVENT      DETAIL
+                  0.200s  recreated  reset key changed from a\nb to c
+                  0.300s  dropped    reason=\e[5m
 
-            """#)
+                """#)
     }
 
     @Test func metricsEscapePathsAndValues() throws {
         let metrics = try document(JSONValue.self, #"{"a\nb": "v\tw", "ok": 1}"#)
-        #expect(MetricsCommand.table(metrics).render() == #"""
-            METRIC  VALUE
-            a\nb     v\tw
-            ok          1
+        #expect(
+            MetricsCommand.table(metrics).render() == #"""
+                METRIC  VALUE
+                a\nb     v\tw
+                ok          1
 
-            """#)
+                """#)
     }
 
     @Test func nodesTableEscapesWhatPingReturned() throws {
@@ -129,8 +137,9 @@ func containsRawControl(_ text: String, allowingNewlines: Bool = true) -> Bool {
         var state = NodeState(id: "n1")
         state.feeds["t\u{1B}]0;x\u{07}"] = Feed(value: "\u{1B}[2J\u{07}\u{7F}\u{9B}31m\u{202E}evil\u{2066}\n\\e")
         let stdout = BufferOutput()
-        let context = CommandContext(globals: GlobalOptions(), stdout: stdout, stderr: BufferOutput(),
-                                     environment: emptyEnvironment)
+        let context = CommandContext(
+            globals: GlobalOptions(), stdout: stdout, stderr: BufferOutput(),
+            environment: emptyEnvironment)
         context.printJSON(state)
         #expect(stdout.text.hasSuffix("\n"))
         let line = String(stdout.text.dropLast())

@@ -20,11 +20,12 @@ import Testing
         let state = try String(decoding: ControlCodec.encode(NodeState(id: "n1")), as: UTF8.self)
         let node = try CannedNode { operation, id in
             requests.record(operation)
-            let result = switch operation {
-            case "watch": #"{"leaseMs":10000,"sequence":1,"state":\#(state)}"#
-            case "unwatch": #"{"unwatched":1}"#
-            default: #"{"renewed":1}"#
-            }
+            let result =
+                switch operation {
+                case "watch": #"{"leaseMs":10000,"sequence":1,"state":\#(state)}"#
+                case "unwatch": #"{"unwatched":1}"#
+                default: #"{"renewed":1}"#
+                }
             return CannedNode.success(id: id, result: result)
         }
         defer { node.stop() }
@@ -37,9 +38,10 @@ import Testing
     /// Against real nodes: the watch redraws when a channel appears, and a wait started before
     /// the change ends right after it.
     @Test func keepWatchRedrawsAndWaitEndsOnTheChange() async throws {
-        let node = try Node.start(NodeConfiguration(
-            id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 3_600_000), logLevel: .error))
+        let node = try Node.start(
+            NodeConfiguration(
+                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 3_600_000), logLevel: .error))
         let options = ["--node", "n1=\(node.controlEndpoint)"]
         async let watching = cli(["keep", "n1", "--watch", "--timeout", "1500ms"] + options)
         async let waiting = cli(["wait", "n1", "--for", "keep=follow[late]", "--timeout", "5s"] + options)

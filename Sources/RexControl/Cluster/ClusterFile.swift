@@ -77,8 +77,10 @@ public struct ClusterFile: Codable, Sendable, Equatable {
             } else if entry.hasKeyMember {
                 throw ClusterFileError(#"node \#(id) has a "key" that is not a string"#)
             }
-            nodes.append(Entry(id: id, pub: entry.pub, control: control, metrics: entry.metrics.flatMap { $0.isEmpty ? nil : $0 },
-                               key: entry.key, membership: entry.membership.flatMap { $0.isEmpty ? nil : $0 }))
+            nodes.append(
+                Entry(
+                    id: id, pub: entry.pub, control: control, metrics: entry.metrics.flatMap { $0.isEmpty ? nil : $0 },
+                    key: entry.key, membership: entry.membership.flatMap { $0.isEmpty ? nil : $0 }))
         }
         return ClusterFile(nodes: nodes)
     }

@@ -95,8 +95,10 @@ enum TopLevelMembers {
                 } while depth > 0
             default:
                 // A number or a literal: up to the next separator.
-                while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09]
-                    .contains(bytes[index]) { index += 1 }
+                while index < bytes.count,
+                    ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09]
+                        .contains(bytes[index])
+                { index += 1 }
                 guard index > start else { return nil }
             }
             return index <= bytes.count ? start..<index : nil

@@ -173,8 +173,9 @@ public struct ChannelEvent: Codable, Sendable, Equatable {
         case "opened": kind = .opened
         case "settling": kind = .settling
         case "recreated":
-            kind = .recreated(from: try container.decodeIfPresent(String.self, forKey: .from),
-                              to: try container.decodeIfPresent(String.self, forKey: .to))
+            kind = .recreated(
+                from: try container.decodeIfPresent(String.self, forKey: .from),
+                to: try container.decodeIfPresent(String.self, forKey: .to))
         case "dropped": kind = .dropped(reason: try container.decode(String.self, forKey: .reason))
         case "cancelled": kind = .cancelled(reason: try container.decode(String.self, forKey: .reason))
         default:

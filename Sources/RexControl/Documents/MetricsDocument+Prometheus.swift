@@ -45,8 +45,14 @@ extension MetricsDocument {
         // total, as for rexnode_channels_live); the total alone from an older node.
         for (name, help, total, byKind) in [
             ("rexnode_channel_opens_total", "Channel instances opened (including recreations)", channels.opens, channels.opensByKind),
-            ("rexnode_channel_cancels_total", "Channel instances cancelled (including recreations)", channels.cancels, channels.cancelsByKind),
-            ("rexnode_channel_recreates_total", "Channel recreations caused by a reset-key change", channels.recreates, channels.recreatesByKind),
+            (
+                "rexnode_channel_cancels_total", "Channel instances cancelled (including recreations)", channels.cancels,
+                channels.cancelsByKind
+            ),
+            (
+                "rexnode_channel_recreates_total", "Channel recreations caused by a reset-key change", channels.recreates,
+                channels.recreatesByKind
+            ),
         ] {
             if let byKind {
                 out.family(name, "\(help), by kind.", type: "counter")
@@ -208,8 +214,9 @@ struct PrometheusWriter {
 extension PrometheusWriter {
     /// The `rexnode_journal_*` families of a durable node.
     mutating func journal(_ journal: MetricsDocument.Journal) {
-        gauge("rexnode_journal_info", "The node's durability mode, as a label (always 1).",
-              labels: ["durability": journal.durability.rawValue], 1)
+        gauge(
+            "rexnode_journal_info", "The node's durability mode, as a label (always 1).",
+            labels: ["durability": journal.durability.rawValue], 1)
         counter("rexnode_journal_commits_total", "Journal transactions committed (one per batch of operator actions).", journal.commits)
         counter("rexnode_journal_actions_committed_total", "Operator actions committed to the journal.", journal.actionsCommitted)
         histogram(
@@ -220,13 +227,15 @@ extension PrometheusWriter {
             sumSeconds: journal.commitMs / 1000)
         gauge("rexnode_journal_pending_actions", "Accepted operator actions waiting for the journal now.", journal.pendingActions)
         counter("rexnode_journal_compactions_total", "Snapshots written, each folding the journal before it.", journal.compactions)
-        family("rexnode_journal_truncated_tails_total",
-               "Tails cut off at start: a write-ahead log transaction that never committed (log), journal rows failing their checksum (rows).",
-               type: "counter")
+        family(
+            "rexnode_journal_truncated_tails_total",
+            "Tails cut off at start: a write-ahead log transaction that never committed (log), journal rows failing their checksum (rows).",
+            type: "counter")
         sample("rexnode_journal_truncated_tails_total", labels: ["part": "log"], Double(journal.truncatedLogTails))
         sample("rexnode_journal_truncated_tails_total", labels: ["part": "rows"], Double(journal.truncatedJournalTails))
-        gauge("rexnode_journal_failed", "1 once a journal write failed: the node refuses operator actions until restarted.",
-              journal.failed ? 1 : 0)
+        gauge(
+            "rexnode_journal_failed", "1 once a journal write failed: the node refuses operator actions until restarted.",
+            journal.failed ? 1 : 0)
     }
 }
 

@@ -30,7 +30,8 @@ public struct ReceivedReply: Sendable {
         do {
             header = try ControlCodec.decode(Header.self, from: frame)
         } catch let error as DecodingError {
-            let problem = if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { "not JSON" } else { "not a JSON object" }
+            let problem =
+                if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { "not JSON" } else { "not a JSON object" }
             (id, failure) = (nil, .unreadable(problem))
             return
         } catch {

@@ -61,7 +61,9 @@ public struct KeyFile: Sendable, Equatable {
             }
             values[name] = value
         }
-        guard let publicKey = values["public-key"] else { throw SecurityFileError("it has no public-key line (make a key with: rexctl keygen FILE)") }
+        guard let publicKey = values["public-key"] else {
+            throw SecurityFileError("it has no public-key line (make a key with: rexctl keygen FILE)")
+        }
         return KeyFile(publicKey: publicKey, secretKey: values["secret-key"])
     }
 
@@ -74,8 +76,9 @@ public struct KeyFile: Sendable, Equatable {
         let file = try parse(contents.bytes)
         if file.secretKey != nil {
             if contents.mode & 0o077 != 0 {
-                throw SecurityFileError("it holds a secret key but group or others may access it (mode \(octal(contents.mode)))"
-                    + " — run: chmod 600 \(path)")
+                throw SecurityFileError(
+                    "it holds a secret key but group or others may access it (mode \(octal(contents.mode)))"
+                        + " — run: chmod 600 \(path)")
             }
             let me = UInt32(geteuid())
             if contents.owner != me && me != 0 {

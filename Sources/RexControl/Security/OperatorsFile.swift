@@ -86,7 +86,9 @@ public struct OperatorsFile: Sendable, Equatable {
 
     static func isName(_ name: String) -> Bool {
         (1...64).contains(name.utf8.count)
-            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.@".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.@".unicodeScalars.contains($0))
+            }
     }
 
     private struct Lenient: Decodable {

@@ -19,8 +19,10 @@ public enum WatchPolicy {
     static func lease<Key: CodingKey>(in container: KeyedDecodingContainer<Key>, forKey key: Key) throws(ControlError) -> Int? {
         guard container.contains(key) else { return nil }
         guard let lease = try? container.decode(Int.self, forKey: key), leaseRangeMs.contains(lease) else {
-            throw ControlError(.badRequest, "field '\(key.stringValue)' must be a whole number of milliseconds "
-                + "from \(leaseRangeMs.lowerBound) to \(leaseRangeMs.upperBound)")
+            throw ControlError(
+                .badRequest,
+                "field '\(key.stringValue)' must be a whole number of milliseconds "
+                    + "from \(leaseRangeMs.lowerBound) to \(leaseRangeMs.upperBound)")
         }
         return lease
     }

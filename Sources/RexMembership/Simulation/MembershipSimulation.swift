@@ -92,7 +92,10 @@ public struct MembershipSimulation {
     /// A new member that knows nobody; returns its number. Use ``join(_:seeds:)`` to connect it.
     public mutating func addMember() -> Int {
         let number = members.count
-        guard let member = Membership(id: Self.id(number), address: Self.address(number), settings: settings, seed: seed &+ UInt64(number) &* 0x9E37_79B9) else {
+        guard
+            let member = Membership(
+                id: Self.id(number), address: Self.address(number), settings: settings, seed: seed &+ UInt64(number) &* 0x9E37_79B9)
+        else {
             preconditionFailure("Internal inconsistency: simulated ids are within the wire bounds")
         }
         members.append(member)
@@ -171,7 +174,9 @@ public struct MembershipSimulation {
 
     /// Runs in steps of `step` until `condition` holds (checked after each step) or `limit`
     /// passes; returns the time it first held, or nil.
-    public mutating func run(for limit: Duration, step: Duration = .milliseconds(10), until condition: (MembershipSimulation) -> Bool) -> Duration? {
+    public mutating func run(for limit: Duration, step: Duration = .milliseconds(10), until condition: (MembershipSimulation) -> Bool)
+        -> Duration?
+    {
         let end = now + limit
         while now < end {
             run(until: min(end, now + step))

@@ -92,7 +92,8 @@ struct WireReader {
             let id = try string(limit: MembershipWire.maxIDBytes)
             let address = try string(limit: MembershipWire.maxAddressBytes)
             let suspectedBy = status == .suspect ? try string(limit: MembershipWire.maxIDBytes) : ""
-            updates.append(MemberUpdate(Member(id: id, address: address, status: status, incarnation: incarnation), suspectedBy: suspectedBy))
+            updates.append(
+                MemberUpdate(Member(id: id, address: address, status: status, incarnation: incarnation), suspectedBy: suspectedBy))
         }
         return updates
     }

@@ -95,7 +95,8 @@ public enum MembershipWireError: Error, Hashable, Sendable, CaseIterable {
 extension MembershipWire {
     /// The exact encoded size of `message`.
     public static func encodedSize(ofMessage message: MembershipMessage) -> Int {
-        var size = headerSize(sender: message.sender, senderAddress: message.senderAddress, senderIncarnation: message.senderIncarnation, body: message.body)
+        var size = headerSize(
+            sender: message.sender, senderAddress: message.senderAddress, senderIncarnation: message.senderIncarnation, body: message.body)
         switch message.body {
         case .join(let members, _), .joinReply(let members): size += members.reduce(0) { $0 + encodedSize(of: $1) }
         default: break

@@ -34,7 +34,8 @@ enum ChannelKind: String, Sendable, CaseIterable {
     }
 
     /// Opens, cancels and recreates by kind, from a store run with `classifier` (nil without it).
-    static func lifecycleCounts(_ counters: ReconcileCounters) -> (opens: [String: Int], cancels: [String: Int], recreates: [String: Int])? {
+    static func lifecycleCounts(_ counters: ReconcileCounters) -> (opens: [String: Int], cancels: [String: Int], recreates: [String: Int])?
+    {
         guard !counters.byClass.isEmpty else { return nil }
         var opens: [String: Int] = [:], cancels: [String: Int] = [:], recreates: [String: Int] = [:]
         for counts in counters.byClass {

@@ -118,8 +118,12 @@ final class ControlService {
         }
         guard payload.count <= limits.maxRequestBytes else {
             requests.count(nil, ControlError.Code.tooLarge.rawValue)
-            refuse(envelope, id: .null, ControlError(.tooLarge, "the request has \(payload.count) bytes; "
-                + "this node accepts at most \(limits.maxRequestBytes) (--max-request-bytes)"))
+            refuse(
+                envelope, id: .null,
+                ControlError(
+                    .tooLarge,
+                    "the request has \(payload.count) bytes; "
+                        + "this node accepts at most \(limits.maxRequestBytes) (--max-request-bytes)"))
             return
         }
         let (id, request) = ControlRequest<OperatorAction>.read(payload)
@@ -139,9 +143,14 @@ final class ControlService {
     private func perform(_ request: ControlRequest<OperatorAction>, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
         switch request.operation {
         case .ping:
-            reply(envelope, ControlReply(id: id, .success(PingDocument(
-                node: node.id, uptimeMs: node.uptimeMs, pub: node.pub, control: node.control,
-                pid: Int(ProcessInfo.processInfo.processIdentifier)))))
+            reply(
+                envelope,
+                ControlReply(
+                    id: id,
+                    .success(
+                        PingDocument(
+                            node: node.id, uptimeMs: node.uptimeMs, pub: node.pub, control: node.control,
+                            pid: Int(ProcessInfo.processInfo.processIdentifier)))))
         case .dispatch:
             guard acceptingDispatch else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
             guard let operatorAction = request.action else {
@@ -167,12 +176,16 @@ final class ControlService {
             let nowMs = node.uptimeMs
             respondLater(.keep, envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
         case .metrics:
-            respondLater(.metrics, envelope, id, NodeMetricsSampler(
-                store: store, io: io, startedAt: node.startedAt, controlRequests: requests, journal: durable).sample())
+            respondLater(
+                .metrics, envelope, id,
+                NodeMetricsSampler(
+                    store: store, io: io, startedAt: node.startedAt, controlRequests: requests, journal: durable
+                ).sample())
         case .watch:
             guard let watchers else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
-            try watchers.watch(envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,
-                               leaseMs: request.leaseMs ?? WatchPolicy.defaultLeaseMs)
+            try watchers.watch(
+                envelope: envelope, id: id, documents: request.documents ?? WatchedDocument.allCases,
+                leaseMs: request.leaseMs ?? WatchPolicy.defaultLeaseMs)
         case .renew:
             let renewed = watchers?.renew(envelope: envelope, id: request.watch) ?? RenewDocument(renewed: 0)
             reply(envelope, ControlReply(id: id, .success(renewed)))
@@ -191,8 +204,10 @@ final class ControlService {
         }
         guard role.permits(operation) else {
             policy.counters.forbidden()
-            throw ControlError(.forbidden, "operator \(policy.name(ofUser: user)) has role \(role.rawValue), which may not '\(operation.rawValue)'"
-                + " (only admin may; ask for an admin key)")
+            throw ControlError(
+                .forbidden,
+                "operator \(policy.name(ofUser: user)) has role \(role.rawValue), which may not '\(operation.rawValue)'"
+                    + " (only admin may; ask for an admin key)")
         }
     }
 
@@ -232,8 +247,10 @@ final class ControlService {
                     bound.value.requests.count(operation, ControlRequestTally.ok)
                     bound.value.send(envelope, bytes)
                 case .success(let bytes):
-                    let error = ControlError(.tooLarge, "the reply would have \(bytes.count) bytes; "
-                        + "this node sends at most \(maxReply) (--max-reply-bytes)")
+                    let error = ControlError(
+                        .tooLarge,
+                        "the reply would have \(bytes.count) bytes; "
+                            + "this node sends at most \(maxReply) (--max-reply-bytes)")
                     bound.value.requests.count(operation, error)
                     bound.value.refuse(envelope, id: id, error)
                 case .failure(let error):

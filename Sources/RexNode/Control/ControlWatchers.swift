@@ -207,10 +207,15 @@ final class ControlWatchers {
             let state = push.documents.contains(.state) ? latest.state?.encoded : nil
             // A document that could not be encoded is never sent as missing: wait for a round that encodes it.
             guard (keep != nil) == push.documents.contains(.keep), (state != nil) == push.documents.contains(.state) else { continue }
-            guard let bytes = try? WatchPush(id: push.key.id, sequence: push.sequence, leaseMs: push.leaseMs, keep: keep, state: state).bytes()
+            guard
+                let bytes = try? WatchPush(id: push.key.id, sequence: push.sequence, leaseMs: push.leaseMs, keep: keep, state: state)
+                    .bytes()
             else { continue }
             guard bytes.count <= maxReplyBytes else {
-                let error = ControlError(.tooLarge, "the watch reply would have \(bytes.count) bytes; this node sends at most \(maxReplyBytes) (--max-reply-bytes); the watch ended")
+                let error = ControlError(
+                    .tooLarge,
+                    "the watch reply would have \(bytes.count) bytes; this node sends at most \(maxReplyBytes) (--max-reply-bytes); the watch ended"
+                )
                 _ = send(push.key.envelope, (try? ControlCodec.encode(ControlReply<JSONValue>.refusing(id: push.key.id, error))) ?? [])
                 drop(push.key, reason: "tooLarge")
                 continue

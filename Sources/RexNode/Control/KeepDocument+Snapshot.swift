@@ -49,13 +49,14 @@ extension KeepDocument.Counters {
 
 extension RexControl.ChannelEvent {
     init(_ event: SwiftRex.ChannelEvent) {
-        let kind: Kind = switch event.kind {
-        case .opened: .opened
-        case .settling: .settling
-        case .recreated(let from, let to): .recreated(from: from.map { "\($0)" }, to: to.map { "\($0)" })
-        case .dropped(let reason): .dropped(reason: reason)
-        case .cancelled(let reason): .cancelled(reason: reason)
-        }
+        let kind: Kind =
+            switch event.kind {
+            case .opened: .opened
+            case .settling: .settling
+            case .recreated(let from, let to): .recreated(from: from.map { "\($0)" }, to: to.map { "\($0)" })
+            case .dropped(let reason): .dropped(reason: reason)
+            case .cancelled(let reason): .cancelled(reason: reason)
+            }
         self.init(atMs: event.at.wholeMilliseconds, kind)
     }
 }

@@ -43,8 +43,10 @@ private struct OperatorValueCheck {
 
     func bounded(_ field: String, _ text: String) throws(ControlError) -> String {
         guard text.utf8.count <= limits.maxNameBytes else {
-            throw ControlError(.tooLarge, "action '\(action)': field '\(field)' has \(text.utf8.count) bytes; "
-                + "at most \(limits.maxNameBytes) are accepted (--max-name-bytes)")
+            throw ControlError(
+                .tooLarge,
+                "action '\(action)': field '\(field)' has \(text.utf8.count) bytes; "
+                    + "at most \(limits.maxNameBytes) are accepted (--max-name-bytes)")
         }
         return text
     }
@@ -52,8 +54,10 @@ private struct OperatorValueCheck {
     /// A value or payload: at most `maxValueBytes`.
     func value(_ field: String, _ text: String) throws(ControlError) -> String {
         guard text.utf8.count <= limits.maxValueBytes else {
-            throw ControlError(.tooLarge, "action '\(action)': field '\(field)' has \(text.utf8.count) bytes; "
-                + "at most \(limits.maxValueBytes) are accepted (--max-value-bytes)")
+            throw ControlError(
+                .tooLarge,
+                "action '\(action)': field '\(field)' has \(text.utf8.count) bytes; "
+                    + "at most \(limits.maxValueBytes) are accepted (--max-value-bytes)")
         }
         return text
     }
@@ -68,8 +72,10 @@ private struct OperatorValueCheck {
     func ownTopic(_ field: String, _ text: String) throws(ControlError) -> String {
         let topic = try self.topic(field, text)
         guard !topic.hasPrefix(WireMessage.reservedPrefix) else {
-            throw ControlError(.badAction, "action '\(action)': topics starting with '\(WireMessage.reservedPrefix)' "
-                + "are reserved for the nodes (heartbeats, snapshots)")
+            throw ControlError(
+                .badAction,
+                "action '\(action)': topics starting with '\(WireMessage.reservedPrefix)' "
+                    + "are reserved for the nodes (heartbeats, snapshots)")
         }
         return topic
     }

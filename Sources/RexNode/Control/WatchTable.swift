@@ -58,11 +58,14 @@ struct WatchTable {
         throws(ControlError)
     {
         guard watchers[key] != nil || watchers.count < WatchPolicy.maxWatchers else {
-            throw ControlError(.limitReached, "this node serves \(WatchPolicy.maxWatchers) watches, its limit; "
-                + "unwatch one, or let a lease run out")
+            throw ControlError(
+                .limitReached,
+                "this node serves \(WatchPolicy.maxWatchers) watches, its limit; "
+                    + "unwatch one, or let a lease run out")
         }
-        watchers[key] = Watcher(documents: Set(documents), leaseMs: leaseMs, expiresAt: now.advanced(by: .milliseconds(leaseMs)),
-                                joinedAfterRound: roundsStarted)
+        watchers[key] = Watcher(
+            documents: Set(documents), leaseMs: leaseMs, expiresAt: now.advanced(by: .milliseconds(leaseMs)),
+            joinedAfterRound: roundsStarted)
     }
 
     /// A `renew`: extends the lease of the client's watch `id` (every watch of the client when

@@ -1,4 +1,5 @@
 import RexControl
+
 extension Follow {
     /// Records messages one read brought, oldest first: each is accepted, or counted and dropped
     /// as a duplicate or an older message. Returns how many were accepted; `lastValue` becomes
@@ -9,8 +10,11 @@ extension Follow {
         var accepted = 0
         for index in messages.indices {
             let message = messages[index]
-            guard recordSequence(message.sequence, epoch: message.epoch, sender: message.sender, topic: message.topic,
-                                 snapshot: message.isSnapshot, streamLimit: streamLimit) else { continue }
+            guard
+                recordSequence(
+                    message.sequence, epoch: message.epoch, sender: message.sender, topic: message.topic,
+                    snapshot: message.isSnapshot, streamLimit: streamLimit)
+            else { continue }
             accepted += 1
             newest = index
         }
@@ -121,7 +125,7 @@ extension [String: UInt64] {
         let last = values[index]
         guard sequence > last else { return sequence == last ? .repeated : .older }
         values[index] = sequence
-        return .next(skipped: sequence - last - 1)   // no overflow: sequence > last
+        return .next(skipped: sequence - last - 1)  // no overflow: sequence > last
     }
 }
 

@@ -1,4 +1,5 @@
 public import RexControl
+
 /// What can happen to a node: operator commands and the events its channels report.
 public enum NodeAction: Sendable, Equatable {
     // Operator commands (accepted on the control endpoint).

@@ -7,10 +7,12 @@ enum NodeChannels {
     /// The publisher: `publish` actions and heartbeat ticks broadcast `Outgoing` messages into it
     /// (not deduplicated).
     static func publisher(_ env: NodeEnvironment) -> Channel<NodeAction> {
-        Channel(id: NodeFeature.publisherID, receiving: { _ in
-            let publish = env.transport.publish
-            return ChannelHandler(receive: { (message: Outgoing) in publish(message.topic, message.value) }, cancel: {})
-        })
+        Channel(
+            id: NodeFeature.publisherID,
+            receiving: { _ in
+                let publish = env.transport.publish
+                return ChannelHandler(receive: { (message: Outgoing) in publish(message.topic, message.value) }, cancel: {})
+            })
     }
 
     /// One feed: the latest value, deduplicated, at most one message per interval, the last value

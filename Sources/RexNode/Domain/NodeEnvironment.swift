@@ -17,7 +17,8 @@ public final class NodeEnvironment: Sendable {
     /// The SWIM membership to run; nil: all-to-all heartbeats.
     let membership: MembershipPlan?
 
-    init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger, membership: MembershipPlan? = nil) {
+    init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger, membership: MembershipPlan? = nil)
+    {
         self.membership = membership
         self.transport = transport
         self.settings = settings

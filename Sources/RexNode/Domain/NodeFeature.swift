@@ -45,23 +45,26 @@ public enum NodeFeature {
                 Supervision { env in env.membership.map { [NodeChannels.swimMembership($0, env, id: id)] } ?? [] }
             }
             .supervise(on: \.feeds) { feeds in Supervision { env in feedChannels(feeds, env) } }
-            .combined(with: Behavior<NodeAction, NodeState, NodeEnvironment>
-                .supervise { state in Supervision { env in peerChannels(state.peers, env) } }
-                .memoisingSupervise(on: \.revisions.peers))
-            .combined(with: FollowFeature.behavior.liftCollection(
-                // Messages are recorded by `reduce`, which knows the node's limits; the lift
-                // gives each follow its channel, with ids scoped to its name.
-                action: { _ in nil },
-                embed: { name, event in
-                    switch event {
-                    case .messages(let messages): .received(name: name, messages: messages)
-                    }
-                },
-                stateDictionary: \NodeState.follows,
-                // Keyed by name with the reducer's log of changed names: adding, removing or
-                // re-targeting k follows re-derives and diffs k channels, not every follow.
-                changes: \NodeState.revisions.followChanges
-            ))
+            .combined(
+                with: Behavior<NodeAction, NodeState, NodeEnvironment>
+                    .supervise { state in Supervision { env in peerChannels(state.peers, env) } }
+                    .memoisingSupervise(on: \.revisions.peers)
+            )
+            .combined(
+                with: FollowFeature.behavior.liftCollection(
+                    // Messages are recorded by `reduce`, which knows the node's limits; the lift
+                    // gives each follow its channel, with ids scoped to its name.
+                    action: { _ in nil },
+                    embed: { name, event in
+                        switch event {
+                        case .messages(let messages): .received(name: name, messages: messages)
+                        }
+                    },
+                    stateDictionary: \NodeState.follows,
+                    // Keyed by name with the reducer's log of changed names: adding, removing or
+                    // re-targeting k follows re-derives and diffs k channels, not every follow.
+                    changes: \NodeState.revisions.followChanges
+                ))
     }
 
     static func reduce(_ action: NodeAction, _ state: inout NodeState) {

@@ -20,9 +20,10 @@ struct NodeTransport: Sendable {
     var disconnect: @Sendable (_ endpoint: String) -> Void
     /// Delivers messages matching a pattern from one peer only, over a connection of its own,
     /// with a snapshot of the pattern first.
-    var openDedicated: @Sendable (
-        _ endpoint: String, _ pattern: TopicPattern, _ deliver: @escaping @Sendable ([Received]) -> Void
-    ) throws -> RouteID
+    var openDedicated:
+        @Sendable (
+            _ endpoint: String, _ pattern: TopicPattern, _ deliver: @escaping @Sendable ([Received]) -> Void
+        ) throws -> RouteID
     var closeDedicated: @Sendable (RouteID) -> Void
 
     // The membership path (a node with a membership endpoint; see `MembershipHost`).

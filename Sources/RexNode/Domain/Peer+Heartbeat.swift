@@ -1,4 +1,5 @@
 import RexControl
+
 extension Peer {
     /// A heartbeat numbered `sequence` in the peer's `epoch`: a new epoch starts the count over,
     /// skipped numbers are gaps, and a repeated or older number (a replay) changes nothing.

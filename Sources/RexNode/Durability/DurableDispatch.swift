@@ -76,12 +76,16 @@ final class DurableDispatch {
     ///   failed (fail-stop: from then on every operator action is refused, until a restart).
     func submit(_ action: NodeAction, _ operatorAction: OperatorAction, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
         if let failure {
-            throw ControlError(.notDurable, "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions "
-                + "until it is restarted (free the disk or fix the data directory first)")
+            throw ControlError(
+                .notDurable,
+                "node \(nodeID) cannot write its journal (\(failure)); it takes no more operator actions "
+                    + "until it is restarted (free the disk or fix the data directory first)")
         }
         guard inFlight + unsent.count < maxPending, inFlightBytes + unsentBytes < maxPendingBytes else {
-            throw ControlError(.limitReached, "node \(nodeID) has \(inFlight + unsent.count) actions "
-                + "(\(inFlightBytes + unsentBytes) bytes) waiting for its journal; retry shortly")
+            throw ControlError(
+                .limitReached,
+                "node \(nodeID) has \(inFlight + unsent.count) actions "
+                    + "(\(inFlightBytes + unsentBytes) bytes) waiting for its journal; retry shortly")
         }
         if case .addPeer = action { ledger.countMembers(of: store.state) }
         try ledger.admit(action, limits: limits, node: nodeID)
@@ -164,8 +168,12 @@ final class DurableDispatch {
             let end = min(waitingStart + count, waiting.count)
             for index in waitingStart..<end {
                 let entry = waiting[index]
-                refuse(entry.envelope, entry.id, ControlError(.notDurable, "node \(nodeID) could not commit the action to its journal "
-                    + "(\(error)); it was not applied, and the node takes no more operator actions until it is restarted"))
+                refuse(
+                    entry.envelope, entry.id,
+                    ControlError(
+                        .notDurable,
+                        "node \(nodeID) could not commit the action to its journal "
+                            + "(\(error)); it was not applied, and the node takes no more operator actions until it is restarted"))
             }
             advance(to: end)
         }
@@ -183,7 +191,6 @@ final class DurableDispatch {
             waitingStart = 0
         }
     }
-
 
     /// Actions admitted and not yet reported on by the journal (both modes): what the
     /// `maxPending` cap counts.

@@ -63,7 +63,8 @@ public struct DurableState: Sendable, Equatable {
         // 100,000 follows need no sort; past one (a limit lowered since), the sorted order decides
         // which entries stay, the same on every restart.
         guard follows.count <= limits.maxFollows, feeds.count <= limits.maxFeeds,
-              initial.peers.count + addedPeers.count <= limits.maxPeers else {
+            initial.peers.count + addedPeers.count <= limits.maxPeers
+        else {
             for action in actions { NodeFeature.reduce(action, &state) }
             return state
         }

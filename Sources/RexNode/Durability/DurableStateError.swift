@@ -7,9 +7,10 @@ public struct DurableStateError: Error, Sendable, CustomStringConvertible {
 
     /// Damage found in the state the node would recover.
     static func damaged(_ what: String, directory: String) -> DurableStateError {
-        DurableStateError("the durable state in \(directory) is damaged: \(what). Nothing was changed. "
-            + "Restore \(directory) from a backup, or move it aside to start this node empty "
-            + "(its feeds, follows and peer changes are then lost).")
+        DurableStateError(
+            "the durable state in \(directory) is damaged: \(what). Nothing was changed. "
+                + "Restore \(directory) from a backup, or move it aside to start this node empty "
+                + "(its feeds, follows and peer changes are then lost).")
     }
 
     public var description: String { message }

@@ -108,13 +108,16 @@ final class JournalWriter: Sendable {
         defer {
             journal.close()
             let counters = self.counters
-            log.info("journal_closed", [
-                "commits": "\(counters.commits)", "actions": "\(counters.actionsCommitted)", "last_seq": "\(journal.lastSequence)",
-                "actions_per_commit": counters.commits > 0 ? "\(counters.actionsCommitted / counters.commits)" : "0",
-                "mean_commit_ms": counters.commits > 0 ? String(format: "%.2f", counters.commitTime.milliseconds / Double(counters.commits)) : "0",
-                "max_commit_ms": String(format: "%.2f", counters.commitDurations.max.milliseconds),
-                "compactions": "\(counters.compactions)", "failed": "\(counters.failed)",
-            ])
+            log.info(
+                "journal_closed",
+                [
+                    "commits": "\(counters.commits)", "actions": "\(counters.actionsCommitted)", "last_seq": "\(journal.lastSequence)",
+                    "actions_per_commit": counters.commits > 0 ? "\(counters.actionsCommitted / counters.commits)" : "0",
+                    "mean_commit_ms": counters.commits > 0
+                        ? String(format: "%.2f", counters.commitTime.milliseconds / Double(counters.commits)) : "0",
+                    "max_commit_ms": String(format: "%.2f", counters.commitDurations.max.milliseconds),
+                    "compactions": "\(counters.compactions)", "failed": "\(counters.failed)",
+                ])
             finished.signal()
         }
         var batch: [NodeAction] = []
@@ -160,10 +163,13 @@ final class JournalWriter: Sendable {
             onCommit(.committed(count: batch.count))
         } catch {
             tally.withLock { $0.failed = true }
-            log.error("journal_commit_failed", [
-                "error": "\(error)", "actions": "\(batch.count)",
-                "reason": "the node refuses operator actions from now on (notDurable); free the disk or fix the data directory, then restart it",
-            ])
+            log.error(
+                "journal_commit_failed",
+                [
+                    "error": "\(error)", "actions": "\(batch.count)",
+                    "reason":
+                        "the node refuses operator actions from now on (notDurable); free the disk or fix the data directory, then restart it",
+                ])
             onCommit(.failed(count: batch.count, error: error))
             return error
         }
@@ -171,10 +177,13 @@ final class JournalWriter: Sendable {
             if try journal.compactIfDue() { tally.withLock { $0.compactions += 1 } }
         } catch {
             tally.withLock { $0.failed = true }
-            log.error("journal_compaction_failed", [
-                "error": "\(error)",
-                "reason": "the node refuses operator actions from now on (notDurable); free the disk or fix the data directory, then restart it",
-            ])
+            log.error(
+                "journal_compaction_failed",
+                [
+                    "error": "\(error)",
+                    "reason":
+                        "the node refuses operator actions from now on (notDurable); free the disk or fix the data directory, then restart it",
+                ])
             // No action is lost with it; the dispatch learns now, not at its next batch.
             onCommit(.failed(count: 0, error: error))
             return error
@@ -192,4 +201,3 @@ private func nameThisThread(_ name: String) {
     var bytes = Array(name.utf8.prefix(15))
     _ = write(fd, &bytes, bytes.count)
 }
-

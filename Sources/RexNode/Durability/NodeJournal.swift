@@ -53,8 +53,9 @@ final class NodeJournal {
         let walPath = options.databasePath + "-wal"
         let scan = WriteAheadLogScan.scan(path: walPath)
         if scan.damagedMiddle {
-            throw .damaged("\(walPath) has a damaged frame followed by \(scan.committedAfterDamage) committed transactions "
-                + "(after frame \(scan.committedFrames))", directory: directory)
+            throw .damaged(
+                "\(walPath) has a damaged frame followed by \(scan.committedAfterDamage) committed transactions "
+                    + "(after frame \(scan.committedFrames))", directory: directory)
         }
         report.discardedLogFrames = scan.discardedFrames
         report.discardedLogBytes = scan.partialBytes
@@ -65,9 +66,12 @@ final class NodeJournal {
             // Exclusive: a second node on this directory fails here instead of interleaving.
             try db.execute("PRAGMA locking_mode=EXCLUSIVE")
             let mode = try db.scalarText("PRAGMA journal_mode=WAL")
-            guard mode == "wal" else { throw SQLiteError(code: 1, message: "journal mode is \(mode ?? "unknown"), not wal", operation: "open") }
+            guard mode == "wal" else {
+                throw SQLiteError(code: 1, message: "journal mode is \(mode ?? "unknown"), not wal", operation: "open")
+            }
             try db.execute("PRAGMA synchronous=\(options.mode == .batch ? "FULL" : "NORMAL")")
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS snapshot(chunk INTEGER PRIMARY KEY, payload BLOB NOT NULL, crc INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS journal(batch INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL,
@@ -75,8 +79,9 @@ final class NodeJournal {
                 INSERT OR IGNORE INTO meta(key, value) VALUES ('format', \(Self.formatVersion)), ('snapshot_seq', 0), ('snapshot_chunks', 0);
                 """)
         } catch let error where error.code & 0xff == 5 || error.code & 0xff == 6 {
-            throw DurableStateError("the data directory \(directory) is in use by another process (\(error.message)); "
-                + "give every node a directory of its own")
+            throw DurableStateError(
+                "the data directory \(directory) is in use by another process (\(error.message)); "
+                    + "give every node a directory of its own")
         } catch let error where error.isCorruption {
             throw .damaged("\(error)", directory: directory)
         } catch {
@@ -86,8 +91,9 @@ final class NodeJournal {
 
         do {
             guard try Self.meta(db, "format") == Self.formatVersion else {
-                throw DurableStateError("\(options.databasePath) has format \(try Self.meta(db, "format")) and this rexnode reads "
-                    + "format \(Self.formatVersion); run the rexnode that wrote it, or move the directory aside")
+                throw DurableStateError(
+                    "\(options.databasePath) has format \(try Self.meta(db, "format")) and this rexnode reads "
+                        + "format \(Self.formatVersion); run the rexnode that wrote it, or move the directory aside")
             }
             let check = try db.scalarText("PRAGMA quick_check") ?? "no answer"
             guard check == "ok" else { throw DurableStateError.damaged("SQLite's quick_check says: \(check)", directory: directory) }
@@ -128,11 +134,13 @@ final class NodeJournal {
         report.elapsedMs = (ContinuousClock.now - start).wholeMilliseconds
         self.report = report
         if report.discardedLogFrames > 0 || report.discardedLogBytes > 0 {
-            log.warning("journal_tail_discarded", [
-                "frames": "\(report.discardedLogFrames)", "bytes": "\(report.discardedLogBytes)",
-                "reason": "the write-ahead log ended in a transaction that never committed (torn, cut short or damaged); "
-                    + "it was never acknowledged, and is truncated",
-            ])
+            log.warning(
+                "journal_tail_discarded",
+                [
+                    "frames": "\(report.discardedLogFrames)", "bytes": "\(report.discardedLogBytes)",
+                    "reason": "the write-ahead log ended in a transaction that never committed (torn, cut short or damaged); "
+                        + "it was never acknowledged, and is truncated",
+                ])
         }
     }
 
@@ -202,7 +210,8 @@ final class NodeJournal {
                 try insert.bind(3, Int64(Self.chunkCRC(chunk: index, sequence: sequence, payload)))
                 try insert.run()
             }
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE meta SET value = \(Int64(clamping: sequence)) WHERE key = 'snapshot_seq';
                 UPDATE meta SET value = \(chunks.count) WHERE key = 'snapshot_chunks';
                 DELETE FROM journal WHERE last_seq <= \(Int64(clamping: sequence));
@@ -211,10 +220,12 @@ final class NodeJournal {
         actionsSinceSnapshot = 0
         bytesSinceSnapshot = 0
         _ = try db.checkpoint(truncate: false)
-        log.info("journal_compacted", [
-            "snapshot_seq": "\(sequence)", "chunks": "\(chunks.count)", "bytes": "\(chunks.reduce(0) { $0 + $1.count })",
-            "elapsed_ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
-        ])
+        log.info(
+            "journal_compacted",
+            [
+                "snapshot_seq": "\(sequence)", "chunks": "\(chunks.count)", "bytes": "\(chunks.reduce(0) { $0 + $1.count })",
+                "elapsed_ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
+            ])
     }
 
     /// Closes the database (SQLite checkpoints and removes the -wal file).
@@ -244,7 +255,8 @@ final class NodeJournal {
             let chunk = rows.int64(0)
             let payload = rows.blob(1)
             guard chunk == index, index < expected else {
-                throw DurableStateError.damaged("the snapshot has chunk \(chunk) where chunk \(index) of \(expected) belongs", directory: directory)
+                throw DurableStateError.damaged(
+                    "the snapshot has chunk \(chunk) where chunk \(index) of \(expected) belongs", directory: directory)
             }
             guard UInt32(truncatingIfNeeded: rows.int64(2)) == chunkCRC(chunk: Int(index), sequence: sequence, payload) else {
                 throw DurableStateError.damaged("snapshot chunk \(index) of \(expected) fails its checksum", directory: directory)
@@ -280,7 +292,8 @@ final class NodeJournal {
         // Batch numbers far from the end of Int64 (a row can only be numbered by this code; a
         // larger one is a damaged or foreign file, refused rather than overflowed later).
         guard let next = (try db.scalarText("SELECT COALESCE(MAX(batch), 0) + 1 FROM journal")).flatMap({ Int64($0) }),
-              (1..<(Int64.max / 2)).contains(next) else {
+            (1..<(Int64.max / 2)).contains(next)
+        else {
             throw DurableStateError.damaged("the journal's batch numbers are out of range", directory: directory)
         }
         replay.nextBatch = next
@@ -291,8 +304,9 @@ final class NodeJournal {
         while try rows.step() {
             let batch = rows.int64(0)
             if let damaged {
-                throw DurableStateError.damaged("journal batch \(damaged.batch) \(damaged.reason), and batch \(batch) follows it",
-                                                directory: directory)
+                throw DurableStateError.damaged(
+                    "journal batch \(damaged.batch) \(damaged.reason), and batch \(batch) follows it",
+                    directory: directory)
             }
             let last = UInt64(clamping: rows.int64(1))
             let count = Int(clamping: rows.int64(2))
@@ -302,8 +316,9 @@ final class NodeJournal {
                 continue
             }
             guard count > 0, last >= UInt64(count), last - UInt64(count) + 1 == expectedFirst else {
-                throw DurableStateError.damaged("journal batch \(batch) holds actions up to \(last) (\(count) of them) where "
-                    + "action \(expectedFirst) comes next: actions are missing", directory: directory)
+                throw DurableStateError.damaged(
+                    "journal batch \(batch) holds actions up to \(last) (\(count) of them) where "
+                        + "action \(expectedFirst) comes next: actions are missing", directory: directory)
             }
             var decoded: [NodeAction]
             do {
@@ -335,7 +350,8 @@ final class NodeJournal {
     // MARK: - Checksums and files
 
     private static func batchCRC(batch: Int64, last: UInt64, count: Int, _ payload: [UInt8]) -> UInt32 {
-        CRC32.checksum(payload, seed: CRC32.checksum(littleEndian(UInt64(bitPattern: batch)) + littleEndian(last) + littleEndian(UInt64(count))))
+        CRC32.checksum(
+            payload, seed: CRC32.checksum(littleEndian(UInt64(bitPattern: batch)) + littleEndian(last) + littleEndian(UInt64(count))))
     }
 
     private static func chunkCRC(chunk: Int, sequence: UInt64, _ payload: [UInt8]) -> UInt32 {

@@ -84,9 +84,10 @@ final class NodeIO {
     /// includes them).
     func flushAndCount() -> Counters {
         publisher.flush()
-        return Counters(publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
-                        security: security?.counters.document, membership: membership?.counters,
-                        membershipMachine: membershipStats?.counters)
+        return Counters(
+            publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
+            security: security?.counters.document, membership: membership?.counters,
+            membershipMachine: membershipStats?.counters)
     }
 
     /// Closes every socket (on the reactor thread).

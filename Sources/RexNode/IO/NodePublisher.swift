@@ -157,7 +157,7 @@ final class NodePublisher {
                     dropped += 1
                     return
                 }
-                _ = try socket.send(value, flags: [.dontWait])   // accepted with its head
+                _ = try socket.send(value, flags: [.dontWait])  // accepted with its head
                 published += 1
             } catch {
                 failure = (error, Array(head), 1)
@@ -188,7 +188,7 @@ final class NodePublisher {
                 log.error("receive_failed", ["error": "\(error)"])
                 return
             }
-            guard more != nil else { return }   // nothing more queued
+            guard more != nil else { return }  // nothing more queued
         }
     }
 

@@ -202,7 +202,7 @@ final class NodeSubscriber {
                 log.error("receive_failed", ["error": "\(error)"])
                 return
             }
-            guard let parsed else { return }           // nothing more queued
+            guard let parsed else { return }  // nothing more queued
             switch parsed {
             case .message(let message):
                 counters.received += 1

@@ -1,5 +1,6 @@
 import RexControl
 import ZMQ
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,7 +75,7 @@ enum WireMessage {
     /// Appends the decimal digits of `value`.
     static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
         var scale: UInt64 = 1
-        while value / scale >= 10 { scale *= 10 }   // no overflow: scale ≤ value / 10 before each step
+        while value / scale >= 10 { scale *= 10 }  // no overflow: scale ≤ value / 10 before each step
         var rest = value
         while true {
             bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / scale))
@@ -103,7 +104,8 @@ enum WireMessage {
         guard frames[1].count <= limits.maxValueBytes else { return .oversized }
         if head.starts(with: snapshotPrefixBytes) {
             guard let tagEnd = head.firstIndex(of: 0),
-                  let tag = parseTag(UnsafeRawBufferPointer(rebasing: head[snapshotPrefixBytes.count..<tagEnd])) else { return .malformed }
+                let tag = parseTag(UnsafeRawBufferPointer(rebasing: head[snapshotPrefixBytes.count..<tagEnd]))
+            else { return .malformed }
             let inner = UnsafeRawBufferPointer(rebasing: head[(tagEnd + 1)...])
             switch parseHead(inner, value: frames[1], limits: limits, snapshot: true, topics: &topics, senders: &senders) {
             case .message(let received): return .snapshot(received, epoch: tag.epoch, route: tag.route)
@@ -130,17 +132,19 @@ enum WireMessage {
         while index < end, head[index] != UInt8(ascii: " ") { index += 1 }
         let senderEnd = index
         guard senderEnd < end, let (epoch, epochEnd) = decimal(in: head, from: senderEnd + 1, upTo: UInt8(ascii: " ")),
-              epochEnd < end, let (sequence, sequenceEnd) = decimal(in: head, from: epochEnd + 1, upTo: nil),
-              sequenceEnd == end, sequence > 0 else { return .malformed }   // sequences count from 1
+            epochEnd < end, let (sequence, sequenceEnd) = decimal(in: head, from: epochEnd + 1, upTo: nil),
+            sequenceEnd == end, sequence > 0
+        else { return .malformed }  // sequences count from 1
         guard nul <= limits.maxNameBytes, senderEnd - nul - 1 <= limits.maxNameBytes else { return .oversized }
-        return .message(Received(
-            topic: topics.string(for: UnsafeRawBufferPointer(rebasing: head[..<nul])),
-            sender: senders.string(for: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<senderEnd])),
-            epoch: epoch,
-            sequence: sequence,
-            value: String(decoding: value, as: UTF8.self),
-            isSnapshot: snapshot
-        ))
+        return .message(
+            Received(
+                topic: topics.string(for: UnsafeRawBufferPointer(rebasing: head[..<nul])),
+                sender: senders.string(for: UnsafeRawBufferPointer(rebasing: head[(nul + 1)..<senderEnd])),
+                epoch: epoch,
+                sequence: sequence,
+                value: String(decoding: value, as: UTF8.self),
+                isSnapshot: snapshot
+            ))
     }
 
     /// The decimal number of 1 to 20 digits starting at `start`, ending at `terminator` (or at
@@ -161,15 +165,16 @@ enum WireMessage {
             value = sum
             index += 1
         }
-        guard index > start else { return nil }   // no digits
+        guard index > start else { return nil }  // no digits
         return (value, index)
     }
 
     /// `<epoch>.<route>` of a snapshot tag.
     private static func parseTag(_ bytes: UnsafeRawBufferPointer) -> (epoch: UInt64, route: UInt64)? {
         guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
-              let epoch = decimal(UnsafeRawBufferPointer(rebasing: bytes[..<dot])),
-              let route = decimal(UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...])) else { return nil }
+            let epoch = decimal(UnsafeRawBufferPointer(rebasing: bytes[..<dot])),
+            let route = decimal(UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...]))
+        else { return nil }
         return (epoch, route)
     }
 

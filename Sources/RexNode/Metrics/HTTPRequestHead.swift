@@ -25,14 +25,15 @@ struct HTTPRequestHead: Equatable {
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         let parts = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte),
-              parts[1].first == UInt8(ascii: "/") || parts[1].elementsEqual("*".utf8),
-              parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
-              parts[2].starts(with: "HTTP/1.".utf8), parts[2].count == 8
+            parts[1].first == UInt8(ascii: "/") || parts[1].elementsEqual("*".utf8),
+            parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+            parts[2].starts(with: "HTTP/1.".utf8), parts[2].count == 8
         else { return .malformed }
         let target = parts[1]
         let path = target.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target
-        return .request(HTTPRequestHead(
-            method: String(decoding: parts[0], as: UTF8.self), path: String(decoding: path, as: UTF8.self)))
+        return .request(
+            HTTPRequestHead(
+                method: String(decoding: parts[0], as: UTF8.self), path: String(decoding: path, as: UTF8.self)))
     }
 
     /// The index just before the blank line ending the head (`\r\n\r\n`, or a bare `\n\n`).

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Synchronization
 public import SwiftRex
+import Synchronization
 public import ZMQ
 
 /// A serial executor backed by one dedicated thread that owns every ZeroMQ socket of a node.
@@ -263,7 +263,8 @@ private final class LoopState {
         readerTokens.removeAll(keepingCapacity: true)
         for id in order {
             guard let reader = readers[id], !reader.socket.isClosed,
-                  let token = try? poller.register(reader.socket, for: .readable) else { continue }
+                let token = try? poller.register(reader.socket, for: .readable)
+            else { continue }
             readerTokens.append((id, token))
         }
         pollerDirty = false

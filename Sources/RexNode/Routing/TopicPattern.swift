@@ -36,7 +36,7 @@ enum TopicPattern: Hashable, Sendable {
     func matches(_ topic: String) -> Bool {
         switch self {
         case .exact(let exact): topic == exact
-        case .prefix(let prefix): topic.utf8.starts(with: prefix.utf8)   // bytes, as libzmq matches
+        case .prefix(let prefix): topic.utf8.starts(with: prefix.utf8)  // bytes, as libzmq matches
         }
     }
 }

@@ -22,7 +22,8 @@ public enum LogFormat: String, Sendable, CaseIterable {
         let keys = fields.keys.sorted()
         switch self {
         case .text:
-            var line = "\(time) \(level.description.uppercased().padding(to: 5)) node=\(Self.textValue(node)) event=\(Self.textValue(event))"
+            var line =
+                "\(time) \(level.description.uppercased().padding(to: 5)) node=\(Self.textValue(node)) event=\(Self.textValue(event))"
             for key in keys { line += " \(Self.textValue(key))=\(Self.textValue(fields[key] ?? ""))" }
             return line + "\n"
         case .json:
@@ -39,9 +40,11 @@ public enum LogFormat: String, Sendable, CaseIterable {
     /// A value of the text form: bare when it is plain, else in double quotes with `"`, `\` and
     /// control characters escaped (`\n`, `\t`, `\r`, others as `\u{7f}`).
     static func textValue(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
-            scalar != " " && scalar != "\"" && scalar != "=" && scalar != "\\" && !isControl(scalar)
-        }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy { scalar in
+                scalar != " " && scalar != "\"" && scalar != "=" && scalar != "\\" && !isControl(scalar)
+            }
         if plain { return value }
         var out = "\""
         for scalar in value.unicodeScalars {

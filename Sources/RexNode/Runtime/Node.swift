@@ -1,6 +1,6 @@
+import Foundation
 public import RexControl
 public import SwiftRex
-import Foundation
 import Synchronization
 import ZMQ
 
@@ -73,7 +73,8 @@ public final class Node: Sendable {
         if let options = configuration.durable {
             do {
                 let opened = try DurableRuntime.open(options, reactor: reactor, log: log)
-                log.info("recovered", opened.report.fields.merging(["data_dir": options.directory, "durability": options.mode.rawValue]) { $1 })
+                log.info(
+                    "recovered", opened.report.fields.merging(["data_dir": options.directory, "durability": options.mode.rawValue]) { $1 })
                 durable = opened
             } catch {
                 reactor.stop()
@@ -163,7 +164,9 @@ public final class Node: Sendable {
                 let store = Store(
                     initial: initial, behavior: NodeFeature.behavior, environment: environment, clock: clock,
                     executor: .custom(reactor),
-                    options: StoreOptions(channelClassifier: ChannelKind.classifier, onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
+                    options: StoreOptions(
+                        channelClassifier: ChannelKind.classifier,
+                        onDiagnostic: { log.warning("store_diagnostic", ["kind": $0.kind.rawValue, "message": $0.message]) })
                 )
                 let controlEndpoint = ((try? controlSocket.lastEndpoint) ?? nil) ?? configuration.controlEndpoint
                 let dispatch = durable?.makeDispatch(store: store, reactor: reactor, nodeID: configuration.id)
@@ -193,13 +196,19 @@ public final class Node: Sendable {
                     gatekeeper: gatekeeper.map { ReactorBound($0, on: reactor) }, durable: durable
                 )
             }
-            log.info("started", [
-                "pub": node.pubEndpoint, "control": node.controlEndpoint, "metrics": node.metricsEndpoint ?? "off",
-                "peers": "\(configuration.peers.count)", "security": policy == nil ? "none" : "curve",
-            ])
+            log.info(
+                "started",
+                [
+                    "pub": node.pubEndpoint, "control": node.controlEndpoint, "metrics": node.metricsEndpoint ?? "off",
+                    "peers": "\(configuration.peers.count)", "security": policy == nil ? "none" : "curve",
+                ])
             if policy == nil {
-                log.warning("insecure", ["message": "running without CURVE: anyone who can reach \(node.controlEndpoint) commands this node"
-                    + " and anyone who can reach \(node.pubEndpoint) reads it (see README, Security)"])
+                log.warning(
+                    "insecure",
+                    [
+                        "message": "running without CURVE: anyone who can reach \(node.controlEndpoint) commands this node"
+                            + " and anyone who can reach \(node.pubEndpoint) reads it (see README, Security)"
+                    ])
             }
             return node
         } catch let error as ZMQError {
@@ -246,11 +255,13 @@ public final class Node: Sendable {
     /// topic shows as `topic`, a prefix as `prefix*`.
     public func publisherSubscriptions() -> Set<String> {
         let io = self.io
-        return (try? reactor.sync {
-            Set(io.value.publisher.remoteSubscriptions.keys.map(\.bytes).map { bytes in
-                bytes.last == 0 ? String(decoding: bytes.dropLast(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self) + "*"
-            })
-        }) ?? []
+        return
+            (try? reactor.sync {
+                Set(
+                    io.value.publisher.remoteSubscriptions.keys.map(\.bytes).map { bytes in
+                        bytes.last == 0 ? String(decoding: bytes.dropLast(), as: UTF8.self) : String(decoding: bytes, as: UTF8.self) + "*"
+                    })
+            }) ?? []
     }
 
     /// Sockets this node has open, and distinct subscriptions on its shared subscriber.
@@ -262,10 +273,11 @@ public final class Node: Sendable {
     /// Messages published and received so far.
     public func messageCounts() -> (published: Int, received: Int, hwmDrops: Int) {
         let io = self.io
-        return (try? reactor.sync {
-            let counters = io.value.flushAndCount()
-            return (counters.published, counters.received, counters.hwmDrops)
-        }) ?? (0, 0, 0)
+        return
+            (try? reactor.sync {
+                let counters = io.value.flushAndCount()
+                return (counters.published, counters.received, counters.hwmDrops)
+            }) ?? (0, 0, 0)
     }
 
     /// Everything the node's sockets counted so far.
@@ -287,7 +299,11 @@ public final class Node: Sendable {
     /// Stops accepting control requests, releases the store (every channel's cancel runs once),
     /// closes every socket with linger 0, terminates the context and stops the reactor.
     public func stop() async {
-        guard stopped.withLock({ already in defer { already = true }; return !already }) else { return }
+        guard
+            stopped.withLock({ already in
+                defer { already = true }; return !already
+            })
+        else { return }
         log.info("stopping")
         let control = self.control
         let durable = self.durable

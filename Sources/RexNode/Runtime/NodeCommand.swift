@@ -1,66 +1,66 @@
-import RexControl
 import Dispatch
 import Foundation
+import RexControl
 
 /// The `rexnode` command line: parses flags into a configuration, runs the node until SIGINT or
 /// SIGTERM, and maps failures to exit codes (64 usage, 1 runtime failure).
 public enum NodeCommand {
     public static let usage = """
-    USAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] [options]
-           rexnode --cluster FILE --id ID [options]
+        USAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] [options]
+               rexnode --cluster FILE --id ID [options]
 
-    Runs one node of a SwiftRex cluster: a store on its own reactor thread, publishing feeds over
-    ZeroMQ PUB/SUB and answering control requests (see docs/protocol.md).
+        Runs one node of a SwiftRex cluster: a store on its own reactor thread, publishing feeds over
+        ZeroMQ PUB/SUB and answering control requests (see docs/protocol.md).
 
-    OPTIONS:
-      --id ID                  This node's id (letters, digits, '-', '_', '.').
-      --pub ENDPOINT           Where to publish (default tcp://127.0.0.1:7101).
-      --control ENDPOINT       Where to answer control requests (default tcp://127.0.0.1:7201).
-      --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
-                               tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
-      --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
-      --membership ENDPOINT    Run the SWIM membership there instead of heartbeats (default: a cluster file's
-                               "membership"; peers are the cluster file's nodes that have one).
-      --join ENDPOINT          Join a running cluster through a member's membership endpoint; repeatable.
-      --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
-      --feed-interval MS       At most one message per feed per interval (default 100).
-      --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
-      --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
-                               Every MS flag takes 0 to 86400000 (a day).
-      --log-level LEVEL        debug, info, warning or error (default info).
-      --log-format FORMAT      text (key=value, default) or json (one object per line: time, level,
-                               node, event, fields).
+        OPTIONS:
+          --id ID                  This node's id (letters, digits, '-', '_', '.').
+          --pub ENDPOINT           Where to publish (default tcp://127.0.0.1:7101).
+          --control ENDPOINT       Where to answer control requests (default tcp://127.0.0.1:7201).
+          --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
+                                   tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
+          --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
+          --membership ENDPOINT    Run the SWIM membership there instead of heartbeats (default: a cluster file's
+                                   "membership"; peers are the cluster file's nodes that have one).
+          --join ENDPOINT          Join a running cluster through a member's membership endpoint; repeatable.
+          --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
+          --feed-interval MS       At most one message per feed per interval (default 100).
+          --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
+          --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
+                                   Every MS flag takes 0 to 86400000 (a day).
+          --log-level LEVEL        debug, info, warning or error (default info).
+          --log-format FORMAT      text (key=value, default) or json (one object per line: time, level,
+                                   node, event, fields).
 
-    SECURITY (see README, "Security"): a node whose cluster-file entry has a "key" runs secured — CURVE
-    on every socket, members only on its publisher, operators only on its control endpoint.
-      --key FILE               Its key file (default: keys/ID.key beside the cluster file; rexctl keygen writes one).
-      --operators FILE         Operators and roles (default: operators.json beside the cluster file).
-      --insecure               Run plain even with keys, or with a control endpoint off loopback (logged at start).
+        SECURITY (see README, "Security"): a node whose cluster-file entry has a "key" runs secured — CURVE
+        on every socket, members only on its publisher, operators only on its control endpoint.
+          --key FILE               Its key file (default: keys/ID.key beside the cluster file; rexctl keygen writes one).
+          --operators FILE         Operators and roles (default: operators.json beside the cluster file).
+          --insecure               Run plain even with keys, or with a control endpoint off loopback (logged at start).
 
-    DURABILITY (see README, "Durability"):
-      --data-dir DIR           Keep the node's feeds, follows and peer changes in DIR (SQLite, WAL
-                               mode): restored at start, before the control endpoint opens.
-      --durability MODE        batch: answer "accepted" once the action's batch is committed
-                               (fsync'd); none: answer at once (default batch with --data-dir).
-      --compact-actions N      Fold the journal into a new snapshot every N actions (default 50000).
-      --compact-bytes N        … or every N journal bytes (default 16777216).
+        DURABILITY (see README, "Durability"):
+          --data-dir DIR           Keep the node's feeds, follows and peer changes in DIR (SQLite, WAL
+                                   mode): restored at start, before the control endpoint opens.
+          --durability MODE        batch: answer "accepted" once the action's batch is committed
+                                   (fsync'd); none: answer at once (default batch with --data-dir).
+          --compact-actions N      Fold the journal into a new snapshot every N actions (default 50000).
+          --compact-bytes N        … or every N journal bytes (default 16777216).
 
-    LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
-      --max-name-bytes N       Longest topic, name, peer id, sender or endpoint (default 256).
-      --max-value-bytes N      Largest feed value or message payload (default 16384).
-      --max-request-bytes N    Largest control request (default 1048576).
-      --max-reply-bytes N      Largest control reply (default 67108864).
-      --max-feeds N            Feeds held at most (default 10000).
-      --max-follows N          Follows held at most (default 200000).
-      --max-peers N            Peers known at most (default 1000).
-      --max-streams-per-follow N
-                               (sender, topic) sequences one follow remembers (default 1024).
-      --queue-messages N       Messages queued per subscriber and per peer (default 10000).
-      --snapshot-rate N        Retained values sent to late joiners per second (default 20000).
-      -h, --help               Show this help.
+        LIMITS (what the node accepts from outside; over a limit: an error reply or a counted drop):
+          --max-name-bytes N       Longest topic, name, peer id, sender or endpoint (default 256).
+          --max-value-bytes N      Largest feed value or message payload (default 16384).
+          --max-request-bytes N    Largest control request (default 1048576).
+          --max-reply-bytes N      Largest control reply (default 67108864).
+          --max-feeds N            Feeds held at most (default 10000).
+          --max-follows N          Follows held at most (default 200000).
+          --max-peers N            Peers known at most (default 1000).
+          --max-streams-per-follow N
+                                   (sender, topic) sequences one follow remembers (default 1024).
+          --queue-messages N       Messages queued per subscriber and per peer (default 10000).
+          --snapshot-rate N        Retained values sent to late joiners per second (default 20000).
+          -h, --help               Show this help.
 
-    Stop it with SIGINT or SIGTERM: it releases every channel, closes its sockets and exits 0.
-    """
+        Stop it with SIGINT or SIGTERM: it releases every channel, closes its sockets and exits 0.
+        """
 
     /// The largest millisecond flag: a day (larger ones would only overflow timer arithmetic).
     static let maxMilliseconds = 86_400_000
@@ -237,7 +237,9 @@ public enum NodeCommand {
         do {
             invocation = try parse(arguments)
         } catch {
-            writeError("Error: \(error.message)\nUSAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] (see rexnode --help)\n")
+            writeError(
+                "Error: \(error.message)\nUSAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] (see rexnode --help)\n"
+            )
             return 64
         }
         switch invocation {

@@ -1,5 +1,5 @@
-public import RexControl
 import Foundation
+public import RexControl
 
 /// How to run one node: its id, where it binds, whom it connects to, and its timing.
 public struct NodeConfiguration: Sendable, Equatable {
@@ -57,14 +57,17 @@ public struct NodeConfiguration: Sendable, Equatable {
         }
         for (name, endpoint) in [("--pub", pubEndpoint), ("--control", controlEndpoint)] + peers.map({ ("--peer \($0.key)", $0.value) }) {
             guard Self.isEndpoint(endpoint) else {
-                throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
+                throw NodeError(
+                    .invalidConfiguration,
+                    "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
             }
         }
         if membershipEndpoint == nil, !membershipSeeds.isEmpty {
             throw NodeError(.invalidConfiguration, "--join needs --membership: a joining node is probed at its own membership endpoint")
         }
         if let membershipEndpoint {
-            let named = [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) })
+            let named =
+                [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) })
                 + membershipSeeds.map { ("--join", $0) }
             guard membershipSeeds.count <= 64 else {
                 throw NodeError(.invalidConfiguration, "--join takes at most 64 seeds (got \(membershipSeeds.count))")
@@ -75,7 +78,8 @@ public struct NodeConfiguration: Sendable, Equatable {
                 }
             }
             guard ![pubEndpoint, controlEndpoint, metricsEndpoint].contains(membershipEndpoint) || membershipEndpoint.hasSuffix(":*") else {
-                throw NodeError(.invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
+                throw NodeError(
+                    .invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
             }
         }
         guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
@@ -91,11 +95,14 @@ public struct NodeConfiguration: Sendable, Equatable {
             }
         }
         if security == nil && !insecure && !Self.isLocal(controlEndpoint) {
-            throw NodeError(.invalidConfiguration, "--control \(controlEndpoint) is reachable from other hosts and this node has no CURVE keys:"
-                + " anyone who can reach it could command the node. Run it secured (a cluster file with keys, see README \"Security\"),"
-                + " bind the control endpoint to 127.0.0.1, or pass --insecure to accept the risk")
+            throw NodeError(
+                .invalidConfiguration,
+                "--control \(controlEndpoint) is reachable from other hosts and this node has no CURVE keys:"
+                    + " anyone who can reach it could command the node. Run it secured (a cluster file with keys, see README \"Security\"),"
+                    + " bind the control endpoint to 127.0.0.1, or pass --insecure to accept the risk")
         }
-        for (name, value) in [("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs)] where value <= 0 {
+        for (name, value) in [("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs)]
+        where value <= 0 {
             throw NodeError(.invalidConfiguration, "\(name) must be positive (got \(value) ms)")
         }
         guard settings.followSettleMs >= 0 else {
@@ -114,8 +121,10 @@ public struct NodeConfiguration: Sendable, Equatable {
             guard !durable.directory.isEmpty, !durable.directory.utf8.contains(0) else {
                 throw NodeError(.invalidConfiguration, "--data-dir must be a directory path")
             }
-            for (flag, value) in [("--compact-actions", durable.compactEveryActions), ("--compact-bytes", durable.compactEveryBytes),
-                                  ("max pending actions", durable.maxPendingActions), ("max pending bytes", durable.maxPendingBytes)]
+            for (flag, value) in [
+                ("--compact-actions", durable.compactEveryActions), ("--compact-bytes", durable.compactEveryBytes),
+                ("max pending actions", durable.maxPendingActions), ("max pending bytes", durable.maxPendingBytes),
+            ]
             where !(1...NodeCommand.maxLimit).contains(value) {
                 throw NodeError(.invalidConfiguration, "\(flag) must be from 1 to \(NodeCommand.maxLimit) (got \(value))")
             }
@@ -154,7 +163,8 @@ extension ClusterFile {
     /// The configuration of node `id`: its endpoints, and every other node as a peer.
     public func configuration(for id: String) throws(NodeError) -> NodeConfiguration {
         guard let me = nodes.first(where: { $0.id == id }) else {
-            throw NodeError(.invalidConfiguration, "node '\(id)' is not in the cluster file (it has: \(nodes.map(\.id).joined(separator: ", ")))")
+            throw NodeError(
+                .invalidConfiguration, "node '\(id)' is not in the cluster file (it has: \(nodes.map(\.id).joined(separator: ", ")))")
         }
         // A node binds its own publisher and connects to every other one: all need a "pub".
         if let missing = nodes.first(where: { $0.pub == nil }) {

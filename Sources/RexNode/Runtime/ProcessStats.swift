@@ -20,7 +20,8 @@ enum ProcessStats {
     /// spaces and parentheses.
     static var cpuSeconds: Double? {
         guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // After ")": field 3 (state) is the first, so utime (14) and stime (15) are at 11 and 12.
         let fields = text[text.index(after: close)...].split(separator: " ")
         let ticksPerSecond = sysconf(Int32(_SC_CLK_TCK))

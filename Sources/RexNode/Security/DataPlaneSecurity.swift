@@ -31,10 +31,11 @@ struct DataPlaneSecurity {
     ///   file does not know): a secured node does not connect where it cannot check the key.
     func expectPublisherKey(of endpoint: String, on socket: ZMQSocket) throws(ZMQError) {
         guard let key = publisherKeys[endpoint] else {
-            throw ZMQError(code: .invalidArgument, errno: 0,
-                           message: "no cluster member publishes at \(endpoint), so its CURVE key is unknown"
-                               + " (a secured node connects only to publishers the cluster file lists with a key)",
-                           function: "connect", operation: "connect \(endpoint)")
+            throw ZMQError(
+                code: .invalidArgument, errno: 0,
+                message: "no cluster member publishes at \(endpoint), so its CURVE key is unknown"
+                    + " (a secured node connects only to publishers the cluster file lists with a key)",
+                function: "connect", operation: "connect \(endpoint)")
         }
         try socket.setOption(.curveServerKey, key)
     }

@@ -34,11 +34,13 @@ final class NodeGatekeeper {
             if case .deny(let reason) = decision {
                 let refused = zap.counters.denied + 1
                 if refused <= Self.refusalsLoggedInFull || refused % 1000 == 0 {
-                    log.warning("connection_refused", [
-                        "socket": request.domain, "address": request.address, "mechanism": request.mechanism,
-                        "key": request.clientKey.map { String($0.z85.prefix(8)) + "…" } ?? "-", "reason": reason,
-                        "refused": "\(refused)",
-                    ])
+                    log.warning(
+                        "connection_refused",
+                        [
+                            "socket": request.domain, "address": request.address, "mechanism": request.mechanism,
+                            "key": request.clientKey.map { String($0.z85.prefix(8)) + "…" } ?? "-", "reason": reason,
+                            "refused": "\(refused)",
+                        ])
                 }
             }
             return decision

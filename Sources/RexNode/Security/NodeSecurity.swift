@@ -1,5 +1,5 @@
-public import RexControl
 import Foundation
+public import RexControl
 
 /// What a secured node authenticates with and whom it lets in: its own CURVE key pair, the
 /// cluster's members (each node's public key, from the cluster file) and the operators
@@ -66,14 +66,18 @@ public struct NodeSecurity: Sendable, Equatable {
         guard let me = cluster.nodes.first(where: { $0.id == id }) else { return nil }
         guard let myKey = me.key else {
             if let keyPath {
-                throw NodeError(.invalidConfiguration, "--key \(keyPath): the cluster file \(clusterPath) has no \"key\" for node \(id);"
-                    + " add its public key there (or run without --key)")
+                throw NodeError(
+                    .invalidConfiguration,
+                    "--key \(keyPath): the cluster file \(clusterPath) has no \"key\" for node \(id);"
+                        + " add its public key there (or run without --key)")
             }
             return nil
         }
         if let missing = cluster.nodes.first(where: { $0.key == nil }) {
-            throw NodeError(.invalidConfiguration, "node \(missing.id) in the cluster file \(clusterPath) has no \"key\":"
-                + " a secured cluster needs every node's public key (or start every node with --insecure)")
+            throw NodeError(
+                .invalidConfiguration,
+                "node \(missing.id) in the cluster file \(clusterPath) has no \"key\":"
+                    + " a secured cluster needs every node's public key (or start every node with --insecure)")
         }
         let keyPath = keyPath ?? defaultKeyPath(clusterPath: clusterPath, id: id)
         let keys: KeyFile
@@ -83,16 +87,21 @@ public struct NodeSecurity: Sendable, Equatable {
             throw NodeError(.invalidConfiguration, "cannot use key file \(keyPath): \(error.message)")
         }
         guard keys.publicKey == myKey else {
-            throw NodeError(.invalidConfiguration, "key file \(keyPath) holds public key \(CurveKeyText.short(keys.publicKey)), but the cluster file"
-                + " \(clusterPath) says node \(id) has \(CurveKeyText.short(myKey)): put this node's public key in the cluster file, or pass its own --key")
+            throw NodeError(
+                .invalidConfiguration,
+                "key file \(keyPath) holds public key \(CurveKeyText.short(keys.publicKey)), but the cluster file"
+                    + " \(clusterPath) says node \(id) has \(CurveKeyText.short(myKey)): put this node's public key in the cluster file, or pass its own --key"
+            )
         }
         let operatorsPath = operatorsPath ?? defaultOperatorsPath(clusterPath: clusterPath)
         let operators: OperatorsFile
         do {
             operators = try OperatorsFile.read(path: operatorsPath)
         } catch {
-            throw NodeError(.invalidConfiguration, "cannot use operators file \(operatorsPath): \(error.message)"
-                + " — a secured node needs one to let operators in (deploy/cluster.sh writes it; see README, \"Security\")")
+            throw NodeError(
+                .invalidConfiguration,
+                "cannot use operators file \(operatorsPath): \(error.message)"
+                    + " — a secured node needs one to let operators in (deploy/cluster.sh writes it; see README, \"Security\")")
         }
         let members = cluster.nodes.map { Member(id: $0.id, key: $0.key ?? "", pub: $0.pub) }
         return NodeSecurity(keys: keys, members: members, operators: operators)

@@ -43,8 +43,10 @@ struct ZapPolicy {
             throw NodeError(.invalidConfiguration, "cannot use the node's secret key: \(error)")
         }
         guard pair.publicKey.z85 == security.keys.publicKey else {
-            throw NodeError(.invalidConfiguration, "the node's key file is inconsistent: its secret key does not belong to its public key"
-                + " — make a new pair with: rexctl keygen FILE")
+            throw NodeError(
+                .invalidConfiguration,
+                "the node's key file is inconsistent: its secret key does not belong to its public key"
+                    + " — make a new pair with: rexctl keygen FILE")
         }
         keyPair = pair
         var members: [ZMQCurveKey: String] = [:]

@@ -99,7 +99,9 @@ public struct Channel<Action: Sendable>: Sendable {
     }
 
     /// Re-typed and scoped to an element at once (what the collection lifts do): one allocation.
-    func lifted<Other: Sendable>(toElement element: AnyHashableSendable, _ transform: @escaping @Sendable (Action) -> Other) -> Channel<Other> {
+    func lifted<Other: Sendable>(toElement element: AnyHashableSendable, _ transform: @escaping @Sendable (Action) -> Other) -> Channel<
+        Other
+    > {
         if isVacant { return Channel<Other>.vacant() }
         return Channel<Other>(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: transform))
     }
@@ -185,7 +187,9 @@ final class PipeChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
 
     init(
         id: AnyHashableSendable, delivery: ChannelDelivery, source: ActionSource, payload: ChannelPayload,
-        body: @escaping @Sendable (_ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) -> ChannelHandler<Value>
+        body:
+            @escaping @Sendable (_ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) ->
+            ChannelHandler<Value>
     ) {
         self.body = body
         super.init(id: id, lifetime: .permanent, delivery: delivery, source: source, payload: payload)
@@ -280,7 +284,9 @@ let vacantChannelID = AnyHashableSendable(VacantPosition())
 final class VacantChannelStorage<Action: Sendable>: ChannelStorage<Action>, @unchecked Sendable {
     // @unchecked Sendable: see ChannelStorage; nothing is added.
     init() {
-        super.init(id: vacantChannelID, lifetime: .permanent, delivery: .immediate, source: ActionSource(file: #fileID, function: "vacant", line: #line), payload: .none)
+        super.init(
+            id: vacantChannelID, lifetime: .permanent, delivery: .immediate,
+            source: ActionSource(file: #fileID, function: "vacant", line: #line), payload: .none)
     }
 
     override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {

@@ -7,16 +7,17 @@ extension Effect {
         _ work: @escaping @Sendable () async -> Action?
     ) -> Effect {
         let source = ActionSource(file: file, function: function, line: line)
-        return Effect(subscribe: { send, complete in
-            let task = Task {
-                guard !Task.isCancelled else { return }
-                let action = await work()
-                guard !Task.isCancelled else { return }
-                if let action { send(DispatchedAction(action, source: source)) }
-                complete()
-            }
-            return SubscriptionToken { task.cancel() }
-        }, scheduling: scheduling)
+        return Effect(
+            subscribe: { send, complete in
+                let task = Task {
+                    guard !Task.isCancelled else { return }
+                    let action = await work()
+                    guard !Task.isCancelled else { return }
+                    if let action { send(DispatchedAction(action, source: source)) }
+                    complete()
+                }
+                return SubscriptionToken { task.cancel() }
+            }, scheduling: scheduling)
     }
 
     /// Runs throwing `work` in a task and dispatches `transform` of its result — exactly one
@@ -28,17 +29,18 @@ extension Effect {
         _ work: @escaping @Sendable () async throws -> Success
     ) -> Effect {
         let source = ActionSource(file: file, function: function, line: line)
-        return Effect(subscribe: { send, complete in
-            let task = Task {
-                guard !Task.isCancelled else { return }
-                let result: Result<Success, any Error>
-                do { result = .success(try await work()) } catch { result = .failure(error) }
-                guard !Task.isCancelled else { return }
-                send(DispatchedAction(transform(result), source: source))
-                complete()
-            }
-            return SubscriptionToken { task.cancel() }
-        }, scheduling: scheduling)
+        return Effect(
+            subscribe: { send, complete in
+                let task = Task {
+                    guard !Task.isCancelled else { return }
+                    let result: Result<Success, any Error>
+                    do { result = .success(try await work()) } catch { result = .failure(error) }
+                    guard !Task.isCancelled else { return }
+                    send(DispatchedAction(transform(result), source: source))
+                    complete()
+                }
+                return SubscriptionToken { task.cancel() }
+            }, scheduling: scheduling)
     }
 
     /// Dispatches `transform` of every element of `sequence`, then completes when it ends.
@@ -50,19 +52,20 @@ extension Effect {
         _ transform: @escaping @Sendable (S.Element) -> Action
     ) -> Effect {
         let source = ActionSource(file: file, function: function, line: line)
-        return Effect(subscribe: { send, complete in
-            let task = Task {
-                do {
-                    for try await element in sequence {
-                        if Task.isCancelled { return }
-                        send(DispatchedAction(transform(element), source: source))
+        return Effect(
+            subscribe: { send, complete in
+                let task = Task {
+                    do {
+                        for try await element in sequence {
+                            if Task.isCancelled { return }
+                            send(DispatchedAction(transform(element), source: source))
+                        }
+                    } catch {
+                        return
                     }
-                } catch {
-                    return
+                    if !Task.isCancelled { complete() }
                 }
-                if !Task.isCancelled { complete() }
-            }
-            return SubscriptionToken { task.cancel() }
-        }, scheduling: scheduling)
+                return SubscriptionToken { task.cancel() }
+            }, scheduling: scheduling)
     }
 }

@@ -35,18 +35,22 @@ extension Effect {
         value: Value,
         scheduling: EffectScheduling,
         file: String = #fileID, function: String = #function, line: UInt = #line,
-        _ body: @escaping @Sendable (_ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) -> ChannelHandler<Value>
+        _ body:
+            @escaping @Sendable (_ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) ->
+            ChannelHandler<Value>
     ) -> Effect {
         let source = ActionSource(file: file, function: function, line: line)
         let id = scheduling.id ?? AnyHashableSendable(AnonymousChannelID())
-        let delivery: ChannelDelivery = switch scheduling.coalesce {
-        case .none: .immediate
-        case .throttle(let interval): .throttle(interval)
-        case .debounce(let quiet): .debounce(quiet)
-        }
-        let channel = Channel<Action>(storage: PipeChannelStorage(
-            id: id, delivery: Channel<Action>.sanitized(delivery), source: source, payload: .value(value), body: body
-        ))
+        let delivery: ChannelDelivery =
+            switch scheduling.coalesce {
+            case .none: .immediate
+            case .throttle(let interval): .throttle(interval)
+            case .debounce(let quiet): .debounce(quiet)
+            }
+        let channel = Channel<Action>(
+            storage: PipeChannelStorage(
+                id: id, delivery: Channel<Action>.sanitized(delivery), source: source, payload: .value(value), body: body
+            ))
         var keyed = scheduling
         keyed.id = id
         return Effect(component: EffectComponent(kind: .open(channel), scheduling: keyed))
@@ -61,7 +65,10 @@ extension Effect {
         scheduling: EffectScheduling,
         bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded,
         file: String = #fileID, function: String = #function, line: UInt = #line,
-        consume: @escaping @Sendable (AsyncStream<Value>, _ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void) async -> Void
+        consume:
+            @escaping @Sendable (
+                AsyncStream<Value>, _ send: @escaping @Sendable (Action) -> Void, _ complete: @escaping @Sendable () -> Void
+            ) async -> Void
     ) -> Effect {
         channel(value: value, scheduling: scheduling, file: file, function: function, line: line) { send, complete in
             let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: bufferingPolicy)

@@ -59,11 +59,12 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Dispatches an action keeping its original provenance, then completes.
     public static func just(_ dispatched: DispatchedAction<Action>, scheduling: EffectScheduling = .immediately) -> Effect {
-        Effect(subscribe: { send, complete in
-            send(dispatched)
-            complete()
-            return .empty
-        }, scheduling: scheduling)
+        Effect(
+            subscribe: { send, complete in
+                send(dispatched)
+                complete()
+                return .empty
+            }, scheduling: scheduling)
     }
 
     /// Dispatches `actions` in order, then completes (an empty list just completes).
@@ -78,11 +79,12 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Dispatches actions keeping each one's provenance, then completes.
     public static func sequence(_ actions: [DispatchedAction<Action>], scheduling: EffectScheduling = .immediately) -> Effect {
-        Effect(subscribe: { send, complete in
-            for action in actions { send(action) }
-            complete()
-            return .empty
-        }, scheduling: scheduling)
+        Effect(
+            subscribe: { send, complete in
+                for action in actions { send(action) }
+                complete()
+                return .empty
+            }, scheduling: scheduling)
     }
 
     /// Runs both effects concurrently: `lhs`'s components followed by `rhs`'s.
@@ -105,15 +107,17 @@ public struct Effect<Action: Sendable>: Sendable {
     ///
     /// Channel components (`open`, `channel`, `broadcast`) keep what they are and take the new id.
     public func scheduling(_ scheduling: EffectScheduling) -> Effect {
-        Effect(components: components.mapComponents { component in
-            var copy = component
-            copy.scheduling = scheduling
-            if case .run = component.kind {} else if scheduling.id == nil {
-                // A channel or broadcast is addressed by its id: keep it.
-                copy.scheduling.id = component.scheduling.id
-            }
-            return copy
-        })
+        Effect(
+            components: components.mapComponents { component in
+                var copy = component
+                copy.scheduling = scheduling
+                if case .run = component.kind {
+                } else if scheduling.id == nil {
+                    // A channel or broadcast is addressed by its id: keep it.
+                    copy.scheduling.id = component.scheduling.id
+                }
+                return copy
+            })
     }
 
     /// The same work, dispatching `transform(action)`; provenance and scheduling are kept.
@@ -123,15 +127,16 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Every id-carrying component's id scoped to one element of a lifted collection.
     func scoped(toElement element: AnyHashableSendable) -> Effect {
-        Effect(components: components.mapComponents { component in
-            guard let id = component.scheduling.id else { return component }
-            var copy = component
-            copy.scheduling.id = AnyHashableSendable(ElementScopedID(element: element, inner: id))
-            if case .open(let channel) = component.kind {
-                copy.kind = .open(channel.scoped(toElement: element))
-            }
-            return copy
-        })
+        Effect(
+            components: components.mapComponents { component in
+                guard let id = component.scheduling.id else { return component }
+                var copy = component
+                copy.scheduling.id = AnyHashableSendable(ElementScopedID(element: element, inner: id))
+                if case .open(let channel) = component.kind {
+                    copy.kind = .open(channel.scoped(toElement: element))
+                }
+                return copy
+            })
     }
 }
 
@@ -164,9 +169,10 @@ struct EffectComponent<Action: Sendable>: Sendable {
     func map<Other: Sendable>(_ transform: @escaping @Sendable (Action) -> Other) -> EffectComponent<Other> {
         switch kind {
         case .run(let subscribe):
-            return EffectComponent<Other>(kind: .run { send, complete in
-                subscribe({ send($0.map(transform)) }, complete)
-            }, scheduling: scheduling)
+            return EffectComponent<Other>(
+                kind: .run { send, complete in
+                    subscribe({ send($0.map(transform)) }, complete)
+                }, scheduling: scheduling)
         case .open(let channel):
             return EffectComponent<Other>(kind: .open(channel.map(transform)), scheduling: scheduling)
         case .broadcast(let value):

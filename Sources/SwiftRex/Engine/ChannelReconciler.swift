@@ -88,9 +88,11 @@ struct ChannelReconciler {
                 memory.records[slot].position = Int32(position)
                 slots.append(Int32(slot))
             } else {
-                let slot = memory.append(ReconcileMemory.Record(
-                    id: id, resetKey: nil, broadcast: nil, stats: ChannelStats(), position: Int32(position), seenCycle: seen, isNew: true
-                ))
+                let slot = memory.append(
+                    ReconcileMemory.Record(
+                        id: id, resetKey: nil, broadcast: nil, stats: ChannelStats(), position: Int32(position), seenCycle: seen,
+                        isNew: true
+                    ))
                 slots.append(Int32(slot))
             }
         }
@@ -98,7 +100,7 @@ struct ChannelReconciler {
         // Pass 2: open, recreate or pipe, in the order ids first appear.
         for slot32 in slots where slot32 != ReconcileMemory.vacant {
             let slot = Int(slot32)
-            guard memory.records[slot].seenCycle == seen else { continue }   // a duplicate, done
+            guard memory.records[slot].seenCycle == seen else { continue }  // a duplicate, done
             memory.records[slot].seenCycle = done
             let position = Int(memory.records[slot].position)
             let storage = desired[position].storage
@@ -227,7 +229,10 @@ struct ChannelReconciler {
                 } else {
                     let record = Int(previous)
                     if memory.records[record].id == storage.id, memory.records[record].resetKey == resetKey,
-                       memory.records[record].broadcast == broadcast { continue }
+                        memory.records[record].broadcast == broadcast
+                    {
+                        continue
+                    }
                     // A position freed (its id, in `leaving`, is cancelled below) or taken.
                     if storage.id == vacantChannelID {
                         memory.vacancies += 1
@@ -238,7 +243,8 @@ struct ChannelReconciler {
                 let sameID = previous != ReconcileMemory.vacant && memory.records[Int(previous)].id == storage.id
                 if let slot = sameID ? Int(previous) : memory.slot(of: storage.id) {
                     if memory.records[slot].resetKey != resetKey {
-                        directives.append(.recreate(position: position, from: memory.records[slot].resetKey, stats: memory.records[slot].stats))
+                        directives.append(
+                            .recreate(position: position, from: memory.records[slot].resetKey, stats: memory.records[slot].stats))
                     } else if memory.records[slot].broadcast != broadcast {
                         directives.append(.deliver(position: position))
                     }
@@ -248,10 +254,11 @@ struct ChannelReconciler {
                     memory.positions[position] = Int32(slot)
                 } else {
                     let stats = ChannelStats()
-                    let slot = memory.append(ReconcileMemory.Record(
-                        id: storage.id, resetKey: resetKey, broadcast: broadcast, stats: stats, position: Int32(position),
-                        seenCycle: memory.cycle, isNew: false
-                    ))
+                    let slot = memory.append(
+                        ReconcileMemory.Record(
+                            id: storage.id, resetKey: resetKey, broadcast: broadcast, stats: stats, position: Int32(position),
+                            seenCycle: memory.cycle, isNew: false
+                        ))
                     directives.append(.open(position: position, stats: stats))
                     memory.positions[position] = Int32(slot)
                 }

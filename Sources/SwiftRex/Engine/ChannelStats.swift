@@ -53,7 +53,9 @@ final class ChannelStats {
     func recordOpened(at time: Duration) { append(StoredEvent(nanoseconds: Self.nanoseconds(time), kind: .opened, detail: 0, extra: 0)) }
 
     /// Logs the settle window of a new instance starting.
-    func recordSettling(at time: Duration) { append(StoredEvent(nanoseconds: Self.nanoseconds(time), kind: .settling, detail: 0, extra: 0)) }
+    func recordSettling(at time: Duration) {
+        append(StoredEvent(nanoseconds: Self.nanoseconds(time), kind: .settling, detail: 0, extra: 0))
+    }
 
     /// Logs a recreation from one reset key to another.
     func recordRecreated(from: AnyHashableSendable?, to: AnyHashableSendable?, at time: Duration) {

@@ -50,7 +50,7 @@ public struct DurationHistogram: Sendable, Equatable {
 
     static func bucket(for nanoseconds: Int64) -> Int {
         guard nanoseconds > 1 else { return 0 }
-        let power = 63 - nanoseconds.leadingZeroBitCount            // floor(log2)
+        let power = 63 - nanoseconds.leadingZeroBitCount  // floor(log2)
         let fraction = power >= 2 ? Int((nanoseconds >> (power - 2)) & 3) : 0
         return Swift.min(power * subBuckets + fraction, bucketCount - 1)
     }

@@ -7,10 +7,11 @@ extension EffectEngine {
         case .settling(let settling):
             settling.channel = channel
         case .effect, .pending:
-            report(StoreDiagnostic(
-                kind: .idCollision,
-                message: "a channel was opened under id \(key), where a one-shot effect runs; the open was dropped"
-            ))
+            report(
+                StoreDiagnostic(
+                    kind: .idCollision,
+                    message: "a channel was opened under id \(key), where a one-shot effect runs; the open was dropped"
+                ))
         case nil:
             openOrSettle(channel, key: key, supervised: false, stats: ChannelStats())
         }
@@ -19,7 +20,8 @@ extension EffectEngine {
     /// `Effect.broadcast`: deliver into the live channel under `key`; dropped if none is live.
     func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
         if let cached = lastBroadcastReference, lastBroadcastKey == key,
-           cached._withUnsafeGuaranteedRef({ $0.liveness.isAlive }) {
+            cached._withUnsafeGuaranteedRef({ $0.liveness.isAlive })
+        {
             cached._withUnsafeGuaranteedRef { deliver(value, into: $0, key: key) }
         } else if case .channel(let live) = registry[key] {
             lastBroadcastLive = live
@@ -39,9 +41,10 @@ extension EffectEngine {
         if let settle = channel.lifetime.settle, settle > .zero {
             let generation = nextGeneration()
             let now = clock.now()
-            registry[key] = .settling(SettlingChannel(
-                generation: generation, channel: channel, stats: stats, order: nextOrder(), since: now, supervised: supervised
-            ))
+            registry[key] = .settling(
+                SettlingChannel(
+                    generation: generation, channel: channel, stats: stats, order: nextOrder(), since: now, supervised: supervised
+                ))
             stats.recordSettling(at: now)
             timers.schedule(at: now + settle, .openSettled(key: key, generation: generation))
             armDriver()

@@ -53,10 +53,11 @@ extension EffectEngine {
             settling.supervised = true
             settling.channel = channel
         case .effect, .pending:
-            report(StoreDiagnostic(
-                kind: .idCollision,
-                message: "supervised channel \(key) displaced a one-shot effect running under the same id"
-            ))
+            report(
+                StoreDiagnostic(
+                    kind: .idCollision,
+                    message: "supervised channel \(key) displaced a one-shot effect running under the same id"
+                ))
             cancel(key, reason: .displaced)
             openOrSettle(channel, key: key, supervised: true, stats: stats)
         case nil:

@@ -90,17 +90,20 @@ final class EffectEngine<Action: Sendable> {
     }
 
     private func scheduleRun(
-        _ subscribe: @escaping @Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken,
+        _ subscribe:
+            @escaping @Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken,
         _ scheduling: EffectScheduling
     ) {
         let key = scheduling.id ?? AnyHashableSendable(AnonymousChannelID())
         if scheduling.id != nil {
             switch registry[key] {
             case .channel, .settling:
-                report(StoreDiagnostic(
-                    kind: .idCollision,
-                    message: "a one-shot effect was scheduled under id \(key), where a channel is live; the effect was dropped and the channel kept"
-                ))
+                report(
+                    StoreDiagnostic(
+                        kind: .idCollision,
+                        message:
+                            "a one-shot effect was scheduled under id \(key), where a channel is live; the effect was dropped and the channel kept"
+                    ))
                 return
             case .effect, .pending, nil:
                 break
@@ -176,7 +179,7 @@ final class EffectEngine<Action: Sendable> {
             break
         case .channel(let live):
             live.liveness.end()
-            if lastBroadcastLive === live {   // do not keep it alive
+            if lastBroadcastLive === live {  // do not keep it alive
                 lastBroadcastLive = nil
                 lastBroadcastKey = nil
             }
@@ -210,10 +213,13 @@ final class EffectEngine<Action: Sendable> {
         driver?.task.cancel()
         let sleepUntil = clock.sleepUntil
         let mailbox = self.mailbox
-        driver = (earliest, Task {
-            do { try await sleepUntil(earliest) } catch { return }
-            mailbox.enqueue(.timersDue)
-        })
+        driver = (
+            earliest,
+            Task {
+                do { try await sleepUntil(earliest) } catch { return }
+                mailbox.enqueue(.timersDue)
+            }
+        )
     }
 
     /// Fires every timer that is due, in deadline order.
@@ -244,11 +250,13 @@ final class EffectEngine<Action: Sendable> {
             openNow(settling.channel, key: key, supervised: settling.supervised, stats: settling.stats)
         case .deliverDebounced(let key, let generation, let sequence):
             guard case .channel(let live) = registry[key], live.generation == generation,
-                  let decision = live.pacing?.pacer.quietPeriodEnded(sequence: sequence) else { return }
+                let decision = live.pacing?.pacer.quietPeriodEnded(sequence: sequence)
+            else { return }
             carryOut(decision, for: live, key: key, debounced: true)
         case .deliverThrottleTrailing(let key, let generation):
             guard case .channel(let live) = registry[key], live.generation == generation,
-                  let decision = live.pacing?.pacer.throttleWindowEnded(at: clock.now()) else { return }
+                let decision = live.pacing?.pacer.throttleWindowEnded(at: clock.now())
+            else { return }
             carryOut(decision, for: live, key: key, debounced: false)
         }
     }
@@ -270,21 +278,23 @@ final class EffectEngine<Action: Sendable> {
                 inFlight += 1
             case .channel(let live):
                 orders.append((live.order, entries.count))
-                entries.append(KeepEntry(
-                    id: key, lifetime: live.lifetime, broadcasting: live.broadcasting, delivery: live.delivery,
-                    status: .live, supervised: live.supervised, since: live.since,
-                    opens: live.stats.opens, recreates: live.stats.recreates, deliveries: live.stats.deliveries,
-                    drops: live.stats.drops, history: live.stats.history
-                ))
+                entries.append(
+                    KeepEntry(
+                        id: key, lifetime: live.lifetime, broadcasting: live.broadcasting, delivery: live.delivery,
+                        status: .live, supervised: live.supervised, since: live.since,
+                        opens: live.stats.opens, recreates: live.stats.recreates, deliveries: live.stats.deliveries,
+                        drops: live.stats.drops, history: live.stats.history
+                    ))
             case .settling(let settling):
                 let channel = settling.channel
                 orders.append((settling.order, entries.count))
-                entries.append(KeepEntry(
-                    id: key, lifetime: channel.lifetime, broadcasting: channel.payload.name, delivery: channel.delivery,
-                    status: .settling, supervised: settling.supervised, since: settling.since,
-                    opens: settling.stats.opens, recreates: settling.stats.recreates,
-                    deliveries: settling.stats.deliveries, drops: settling.stats.drops, history: settling.stats.history
-                ))
+                entries.append(
+                    KeepEntry(
+                        id: key, lifetime: channel.lifetime, broadcasting: channel.payload.name, delivery: channel.delivery,
+                        status: .settling, supervised: settling.supervised, since: settling.since,
+                        opens: settling.stats.opens, recreates: settling.stats.recreates,
+                        deliveries: settling.stats.deliveries, drops: settling.stats.drops, history: settling.stats.history
+                    ))
             }
         }
         orders.sort { $0.order < $1.order }

@@ -24,7 +24,8 @@ final class PendingEffect<Action: Sendable> {
 
     init(
         generation: UInt64,
-        subscribe: @escaping @Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken
+        subscribe:
+            @escaping @Sendable (_ send: @escaping Effect<Action>.Send, _ complete: @escaping Effect<Action>.Complete) -> SubscriptionToken
     ) {
         self.generation = generation
         self.subscribe = subscribe

@@ -26,7 +26,7 @@ public struct AnyHashableSendable: Hashable, Sendable, CustomStringConvertible {
         } else if Value.self == Int.self {
             let number = unsafeBitCast(value, to: Int.self)
             storage = .int(number)
-            hashCode = number &* -7_046_029_254_386_353_131   // a cheap odd-multiplier mix
+            hashCode = number &* -7_046_029_254_386_353_131  // a cheap odd-multiplier mix
         } else if Value.self == String.self {
             let text = unsafeBitCast(value, to: String.self)
             storage = .string(text)

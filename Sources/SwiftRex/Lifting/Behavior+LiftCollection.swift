@@ -12,8 +12,10 @@ extension Behavior {
         embed: @escaping @Sendable (State.ID, Action) -> GlobalAction,
         stateCollection: any WritableKeyPath<GlobalState, Elements> & Sendable
     ) -> Behavior<GlobalAction, GlobalState, Environment>
-    where State: Identifiable, State.ID: Sendable, Elements.Element == State,
-          Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype {
+    where
+        State: Identifiable, State.ID: Sendable, Elements.Element == State,
+        Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype
+    {
         liftCollection(action: action, embed: embed, access: .collection(stateCollection))
     }
 
@@ -27,8 +29,10 @@ extension Behavior {
         stateCollection: any WritableKeyPath<GlobalState, Elements> & Sendable,
         changes: any KeyPath<GlobalState, ElementChanges<State.ID>> & Sendable
     ) -> Behavior<GlobalAction, GlobalState, Environment>
-    where State: Identifiable, State.ID: Sendable, Elements.Element == State,
-          Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype {
+    where
+        State: Identifiable, State.ID: Sendable, Elements.Element == State,
+        Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype
+    {
         liftCollection(action: action, embed: embed, access: .randomAccess(stateCollection), changes: { $0[keyPath: changes] })
     }
 

@@ -10,8 +10,10 @@ extension Behavior {
         embed: @escaping @Sendable (State.ID, Action) -> GlobalAction,
         stateCollection: any WritableKeyPath<GlobalState, Elements> & Sendable
     ) -> Behavior<GlobalAction, GlobalState, Environment>
-    where State: Identifiable, State.ID: Sendable, Elements.Element == State,
-          Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype {
+    where
+        State: Identifiable, State.ID: Sendable, Elements.Element == State,
+        Elements: SendableMetatype, Elements.Index: SendableMetatype, State: SendableMetatype
+    {
         liftEach(action: action, embed: embed, access: .collection(stateCollection))
     }
 

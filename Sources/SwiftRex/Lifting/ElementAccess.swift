@@ -17,8 +17,10 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     static func collection<C: MutableCollection>(
         _ keyPath: any WritableKeyPath<GlobalState, C> & Sendable
     ) -> ElementAccess
-    where C.Element == Element, Element: Identifiable, Element.ID == ID,
-          C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype {
+    where
+        C.Element == Element, Element: Identifiable, Element.ID == ID,
+        C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype
+    {
         ElementAccess(
             modify: { global, id, body in
                 guard let index = global[keyPath: keyPath].firstIndex(where: { $0.id == id }) else { return }
@@ -44,8 +46,10 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     static func randomAccess<C: MutableCollection & RandomAccessCollection>(
         _ keyPath: any WritableKeyPath<GlobalState, C> & Sendable
     ) -> ElementAccess
-    where C.Element == Element, Element: Identifiable, Element.ID == ID,
-          C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype {
+    where
+        C.Element == Element, Element: Identifiable, Element.ID == ID,
+        C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype
+    {
         var access = collection(keyPath)
         access.elementAt = { global, offset in
             let elements = global[keyPath: keyPath]

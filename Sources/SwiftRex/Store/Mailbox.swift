@@ -1,10 +1,11 @@
+// Public: the inlinable enqueue and take paths below use its Mutex and Atomic.
+public import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-// Public: the inlinable enqueue and take paths below use its Mutex and Atomic.
-public import Synchronization
 
 /// One input to the store's executor.
 @usableFromInline

@@ -148,7 +148,7 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
                     // A torn-down channel or replaced run is silent.
                     if let liveness, !liveness.isAlive { continue }
                     if depth > runawayThreshold {
-                        processing(depth: -1)   // what the diagnostic handler sends starts afresh
+                        processing(depth: -1)  // what the diagnostic handler sends starts afresh
                         reportRunaway(dispatched, depth: depth)
                         continue
                     }
@@ -247,10 +247,12 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
 
     @usableFromInline
     func reportRunaway(_ dispatched: DispatchedAction<Action>, depth: Int) {
-        report(StoreDiagnostic(
-            kind: .runawayActionLoop,
-            message: "action \(dispatched.action) from \(dispatched.source) is \(depth) synchronous hops deep (threshold \(runawayThreshold)); it was dropped"
-        ))
+        report(
+            StoreDiagnostic(
+                kind: .runawayActionLoop,
+                message:
+                    "action \(dispatched.action) from \(dispatched.source) is \(depth) synchronous hops deep (threshold \(runawayThreshold)); it was dropped"
+            ))
     }
 
     /// Evaluates supervise on the batch's state and lets the engine reconcile the channels.

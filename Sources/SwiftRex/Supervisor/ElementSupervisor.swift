@@ -12,7 +12,8 @@
 /// every id since the last update examines only the positions those ids held: by the log's
 /// contract every position that differs held a recorded id before (see `ElementChanges`).
 final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Environment, Action: Sendable, GlobalAction: Sendable>:
-    SupervisorInstance<GlobalState, Environment, GlobalAction> {
+    SupervisorInstance<GlobalState, Environment, GlobalAction>
+{
     struct Element {
         let id: ID
         let scope: AnyHashableSendable
@@ -62,7 +63,8 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         if let log, let seen = seenRevision {
             if log.revision == seen { return .unchanged }
             if access.count(global) == elements.count, let elementAt = access.elementAt, let ids = log.ids(after: seen),
-               updateRecorded(ids, global, environment, elementAt, &collector) {
+                updateRecorded(ids, global, environment, elementAt, &collector)
+            {
                 seenRevision = log.revision
                 guard collector.resized else { return collector.change }
                 relayout()
@@ -131,7 +133,9 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     }
 
     /// Brings position `position`, now holding element `id`, up to date.
-    private func examine(_ position: Int, _ id: ID, _ element: State, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
+    private func examine(
+        _ position: Int, _ id: ID, _ element: State, _ environment: Environment, _ collector: inout SupervisorChangeCollector
+    ) {
         var entry = elements[position]
         if entry.id != id {
             // Another element took this position: it inherits the position's part. That is what

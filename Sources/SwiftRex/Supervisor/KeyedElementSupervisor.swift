@@ -13,7 +13,8 @@
 /// whole dictionary and lays every slot out afresh (`resized`); parts follow their key, memo
 /// included.
 final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Environment, Action: Sendable, GlobalAction: Sendable>:
-    SupervisorInstance<GlobalState, Environment, GlobalAction> {
+    SupervisorInstance<GlobalState, Environment, GlobalAction>
+{
     struct Slot {
         let scope: AnyHashableSendable
         let part: SupervisorInstance<State, Environment, Action>

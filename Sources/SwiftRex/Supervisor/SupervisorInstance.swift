@@ -139,7 +139,8 @@ final class ConcatenatedSupervisor<State, Environment, Action: Sendable>: Superv
 /// `state` returns nil while the part is absent (`liftState` over an optional): then it
 /// declares nothing and its inner part is not consulted.
 final class LiftedSupervisor<State, Environment, Action: Sendable, InnerState, InnerEnvironment, InnerAction: Sendable>:
-    SupervisorInstance<State, Environment, Action> {
+    SupervisorInstance<State, Environment, Action>
+{
     let inner: SupervisorInstance<InnerState, InnerEnvironment, InnerAction>
     let state: @Sendable (State) -> InnerState?
     let environment: @Sendable (Environment) -> InnerEnvironment

@@ -37,9 +37,10 @@ struct SupervisorPlan<State, Environment, Action: Sendable>: Sendable {
         environment: @escaping @Sendable (GlobalEnvironment) -> Environment,
         transform: @escaping @Sendable (Channel<Action>) -> Channel<GlobalAction>
     ) -> SupervisorPlan<GlobalState, GlobalEnvironment, GlobalAction> {
-        SupervisorPlan<GlobalState, GlobalEnvironment, GlobalAction>(parts: parts.map { make in
-            { LiftedSupervisor(inner: make(), state: state, environment: environment, transform: transform) }
-        })
+        SupervisorPlan<GlobalState, GlobalEnvironment, GlobalAction>(
+            parts: parts.map { make in
+                { LiftedSupervisor(inner: make(), state: state, environment: environment, transform: transform) }
+            })
     }
 
     /// The collection lifts: one instance of this whole plan per element.

@@ -103,8 +103,9 @@ public final class ZMQSocketMonitor {
             let head = frames[0]
             let kind = UInt16(head[0]) | UInt16(head[1]) << 8
             let value = UInt32(head[2]) | UInt32(head[3]) << 8 | UInt32(head[4]) << 16 | UInt32(head[5]) << 24
-            return ZMQMonitorEvent(kind: .init(rawValue: kind), value: value,
-                                   endpoint: String(decoding: frames[1].prefix(1024), as: UTF8.self))
+            return ZMQMonitorEvent(
+                kind: .init(rawValue: kind), value: value,
+                endpoint: String(decoding: frames[1].prefix(1024), as: UTF8.self))
         }
     }
 

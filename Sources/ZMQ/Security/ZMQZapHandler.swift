@@ -113,8 +113,11 @@ public final class ZMQZapHandler {
                 counters.denied += 1
                 status = ("400", reason, "")
             }
-            let reply = envelope + [Array("1.0".utf8), requestID, Array(status.code.utf8), Array(status.text.utf8.prefix(255)),
-                                    Array(status.user.utf8.prefix(255)), []]
+            let reply =
+                envelope + [
+                    Array("1.0".utf8), requestID, Array(status.code.utf8), Array(status.text.utf8.prefix(255)),
+                    Array(status.user.utf8.prefix(255)), [],
+                ]
             _ = try? socket.sendMultipart(reply, flags: .dontWait)
             answered += 1
         }
@@ -139,7 +142,9 @@ public final class ZMQZapHandler {
             guard frames.count == 9, let key = ZMQCurveKey(bytes: frames[8]) else { return nil }
             clientKey = key
         }
-        return (Array(frames[0..<2]), frames[3], ZMQZapRequest(domain: domain, address: address, mechanism: mechanism, clientKey: clientKey))
+        return (
+            Array(frames[0..<2]), frames[3], ZMQZapRequest(domain: domain, address: address, mechanism: mechanism, clientKey: clientKey)
+        )
     }
 }
 

@@ -38,7 +38,8 @@ final class NodeClient {
 
     /// Creates the socket and connects it (connecting never waits for the node). With `curve`,
     /// the socket authenticates as the operator's key pair and expects the node's key.
-    init(context: ZMQContext, node: NodeAddress, curve: (keyPair: ZMQCurveKeyPair, serverKey: ZMQCurveKey)? = nil) throws(NodeRequestError) {
+    init(context: ZMQContext, node: NodeAddress, curve: (keyPair: ZMQCurveKeyPair, serverKey: ZMQCurveKey)? = nil) throws(NodeRequestError)
+    {
         self.node = node
         self.context = context
         isSecured = curve != nil

@@ -38,8 +38,9 @@ final class NodeWatch {
         /// The watch request is out, unanswered.
         case requested(id: JSONValue, sentAt: ContinuousClock.Instant, timeout: Duration)
         /// Pushes arrive; `renewal` is an unanswered renew.
-        case watching(id: JSONValue, sequence: Int, renewAt: ContinuousClock.Instant,
-                      renewal: (id: JSONValue, sentAt: ContinuousClock.Instant)?)
+        case watching(
+            id: JSONValue, sequence: Int, renewAt: ContinuousClock.Instant,
+            renewal: (id: JSONValue, sentAt: ContinuousClock.Instant)?)
     }
 
     private var phase: Phase
@@ -83,7 +84,8 @@ final class NodeWatch {
                 changed = fail(client.silence(after: requestTimeout), retryAt: now) || changed
                 request(now: now)
             } else if renewal == nil, now >= renewAt,
-                      let renewID = try? client.send(ControlRequest<OperatorAction>(.renew, watch: id), timeout: requestTimeout) {
+                let renewID = try? client.send(ControlRequest<OperatorAction>(.renew, watch: id), timeout: requestTimeout)
+            {
                 phase = .watching(id: id, sequence: sequence, renewAt: renewAt, renewal: (renewID, now))
             }
         default:
@@ -103,7 +105,7 @@ final class NodeWatch {
     /// the watcher now rather than at the end of its lease).
     func stop() {
         guard case .watching(let id, _, _, _) = phase,
-              let unwatchID = try? client.send(ControlRequest<OperatorAction>(.unwatch, watch: id), timeout: .milliseconds(200))
+            let unwatchID = try? client.send(ControlRequest<OperatorAction>(.unwatch, watch: id), timeout: .milliseconds(200))
         else { return }
         phase = .idle(retryAt: .now.advanced(by: .seconds(3600)))
         _ = try? client.awaitReply(id: unwatchID, until: .now.advanced(by: .milliseconds(200)))
@@ -153,7 +155,7 @@ final class NodeWatch {
     private func handle(_ reply: ReceivedReply, now: ContinuousClock.Instant) -> Bool {
         switch phase {
         case .requested(let id, _, _) where reply.id == id,
-             .watching(let id, _, _, _) where reply.id == id:
+            .watching(let id, _, _, _) where reply.id == id:
             return handlePush(reply, id: id, now: now)
         case .watching(let id, let sequence, _, let renewal?) where reply.id == renewal.id:
             switch reply.result(RenewDocument.self) {
@@ -169,7 +171,7 @@ final class NodeWatch {
                 return fail(NodeRequestError(node: client.node, failure), retryAt: now.advanced(by: .seconds(1)))
             }
         default:
-            return false   // a late answer to an earlier attempt
+            return false  // a late answer to an earlier attempt
         }
     }
 

@@ -29,8 +29,10 @@ struct DescribeCommand: RexCtlCommand {
         let keep = try context.request(node, .keep, KeepDocument.self)
         guard let channel = keep.channels.first(where: { $0.id == channelID }) else {
             let ids = keep.channels.map(\.id)
-            throw CommandFailure(.failure, "channel '\(channelID)' is not in \(node.id)'s keep set"
-                + " — it has: \(ids.isEmpty ? "no channels" : ids.joined(separator: ", ")) (see 'rexctl keep \(node.id)')")
+            throw CommandFailure(
+                .failure,
+                "channel '\(channelID)' is not in \(node.id)'s keep set"
+                    + " — it has: \(ids.isEmpty ? "no channels" : ids.joined(separator: ", ")) (see 'rexctl keep \(node.id)')")
         }
         switch context.globals.output {
         case .json: context.printJSON(channel)

@@ -13,7 +13,7 @@ struct KeepCommand: RexCtlCommand {
             if given, or Ctrl-C; -o json then prints each new keep set as one document.
             """,
         arguments: [
-            ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node).", isOptional: true),
+            ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node).", isOptional: true)
         ],
         options: [
             .flag("--all", help: "Show the keep set of every node."),
@@ -48,8 +48,10 @@ struct KeepCommand: RexCtlCommand {
 
     /// Prints the successful results; returns the failures.
     @discardableResult
-    private func show(_ results: [(node: NodeAddress, result: Result<KeepDocument, NodeRequestError>)],
-                      context: CommandContext) -> [NodeRequestError] {
+    private func show(
+        _ results: [(node: NodeAddress, result: Result<KeepDocument, NodeRequestError>)],
+        context: CommandContext
+    ) -> [NodeRequestError] {
         var rows: [(node: String?, keep: KeepDocument)] = []
         var failures: [NodeRequestError] = []
         for (node, result) in results {

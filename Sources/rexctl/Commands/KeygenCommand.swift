@@ -41,7 +41,8 @@ struct KeygenCommand: RexCtlCommand {
         let folder = (file as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw CommandFailure(.failure, "cannot create the folder \(folder): \(error.localizedDescription)")
             }
@@ -50,20 +51,24 @@ struct KeygenCommand: RexCtlCommand {
         let secret = KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85)
         let pub = KeyFile(publicKey: pair.publicKey.z85, secretKey: nil)
         do {
-            try KeyFile.write(secret.encoded(comment: "rexctl keygen: a CURVE key pair (Z85). Keep this file private (mode 0600)."),
-                              to: file, mode: 0o600, overwrite: force)
+            try KeyFile.write(
+                secret.encoded(comment: "rexctl keygen: a CURVE key pair (Z85). Keep this file private (mode 0600)."),
+                to: file, mode: 0o600, overwrite: force)
         } catch {
             throw CommandFailure(.failure, "cannot write the key file \(file): \(error.message)")
         }
         do {
-            try KeyFile.write(pub.encoded(comment: "rexctl keygen: the public half of \((file as NSString).lastPathComponent)."),
-                              to: publicPath, mode: 0o644, overwrite: force)
+            try KeyFile.write(
+                pub.encoded(comment: "rexctl keygen: the public half of \((file as NSString).lastPathComponent)."),
+                to: publicPath, mode: 0o644, overwrite: force)
         } catch {
             throw CommandFailure(.failure, "cannot write the public key file \(publicPath): \(error.message)")
         }
         switch context.globals.output {
         case .json:
-            let document: OrderedJSON = ["file": .encoding(file), "publicFile": .encoding(publicPath), "publicKey": .encoding(pair.publicKey.z85)]
+            let document: OrderedJSON = [
+                "file": .encoding(file), "publicFile": .encoding(publicPath), "publicKey": .encoding(pair.publicKey.z85),
+            ]
             context.printJSON(document)
         case .table:
             context.stdout.line(pair.publicKey.z85)

@@ -93,8 +93,9 @@ struct LoadCommand: RexCtlCommand {
     }
 
     func settings(rate: Double, duration: Duration, timeout: Duration) -> ChurnSettings {
-        ChurnSettings(follows: follows, rate: rate, duration: duration, feeds: feeds, inFlight: inFlight,
-                      fromPeers: fromPeers, requestTimeout: timeout)
+        ChurnSettings(
+            follows: follows, rate: rate, duration: duration, feeds: feeds, inFlight: inFlight,
+            fromPeers: fromPeers, requestTimeout: timeout)
     }
 
     func run(_ context: CommandContext) throws -> ExitCode {
@@ -103,7 +104,8 @@ struct LoadCommand: RexCtlCommand {
             throw UsageError("load churn needs at least 2 nodes (follows subscribe to the other nodes' feeds); found \(nodes.count)")
         }
         if feeds * (nodes.count - 1) < 2 {
-            throw UsageError("--feeds \(feeds) with \(nodes.count) nodes leaves one topic to follow: nothing can change (use --feeds 2 or more)")
+            throw UsageError(
+                "--feeds \(feeds) with \(nodes.count) nodes leaves one topic to follow: nothing can change (use --feeds 2 or more)")
         }
         let clients = try nodes.map { try context.client(for: $0) }
         let json = context.globals.output == .json
@@ -111,14 +113,16 @@ struct LoadCommand: RexCtlCommand {
         let timeout = context.globals.timeout ?? LoadCommand.defaultTimeout
 
         var runs: [(label: String, run: ChurnRunResult)] = []
-        let plan = sweep.map { (label: "sweep \(ChurnReport.oneDecimal($0))/s", rate: $0, duration: sweepDuration) }
+        let plan =
+            sweep.map { (label: "sweep \(ChurnReport.oneDecimal($0))/s", rate: $0, duration: sweepDuration) }
             + [(label: "main", rate: rate, duration: duration)]
         var failed = false
         var last: ChurnDriver?
         for step in plan {
             let settings = settings(rate: step.rate, duration: step.duration, timeout: timeout)
-            progress.line("== churn \(step.label): \(nodes.count) nodes × \(follows) follows, target \(ChurnReport.oneDecimal(step.rate)) changes/s "
-                + "for \(DurationParser.format(step.duration))\(fromPeers ? ", follows from peers" : "")")
+            progress.line(
+                "== churn \(step.label): \(nodes.count) nodes × \(follows) follows, target \(ChurnReport.oneDecimal(step.rate)) changes/s "
+                    + "for \(DurationParser.format(step.duration))\(fromPeers ? ", follows from peers" : "")")
             let driver = try ChurnDriver(nodes: nodes, clients: clients, settings: settings, progress: progress) { violation in
                 context.stderr.escapedLine("FAIL: \(violation)")
             }
@@ -150,13 +154,15 @@ struct LoadCommand: RexCtlCommand {
         }
         if json { context.printJSON(document) }
         if failed {
-            throw CommandFailure(.failure, "load churn: \(runs.reduce(0) { $0 + $1.run.violations.count }) invariant(s) broken (see FAIL lines above)")
+            throw CommandFailure(
+                .failure, "load churn: \(runs.reduce(0) { $0 + $1.run.violations.count }) invariant(s) broken (see FAIL lines above)")
         }
         context.stdout.line("load churn: every invariant held (\(runs.count) run\(runs.count == 1 ? "" : "s"))")
         return .success
     }
 
-    static let chartNote = "p50/p99: every node's reconcile cycles during each run (histogram deltas, ≤ 19 % bucket width); "
+    static let chartNote =
+        "p50/p99: every node's reconcile cycles during each run (histogram deltas, ≤ 19 % bucket width); "
         + "mean: Δ(build+diff time) / Δcycles."
 
     static func chartPoints(_ runs: [ChurnRunResult]) -> [LatencyChart.Point] {

@@ -68,8 +68,9 @@ struct NodesCommand: RexCtlCommand {
             context.stderr.errorLine(failures[0].descriptionWithoutHint)
         } else {
             let list = failures.map { "\($0.node.id) (\($0.node.control))" }.joined(separator: ", ")
-            context.stderr.errorLine("\(failures.count) of \(reports.count) nodes did not answer within "
-                + "\(DurationParser.format(timeout)): \(list) — are they running?")
+            context.stderr.errorLine(
+                "\(failures.count) of \(reports.count) nodes did not answer within "
+                    + "\(DurationParser.format(timeout)): \(list) — are they running?")
         }
         return .nodeError
     }
@@ -131,7 +132,8 @@ struct NodesCommand: RexCtlCommand {
                 guard let peer = other.state?.peers[report.node.id] else { continue }
                 seenBy.append(other.node.id, peer.status)
                 if let status = peer.membership {
-                    membership.append(other.node.id, ["status": .encoding(status), "incarnation": .encoding(peer.incarnation)] as OrderedJSON)
+                    membership.append(
+                        other.node.id, ["status": .encoding(status), "incarnation": .encoding(peer.incarnation)] as OrderedJSON)
                 }
             }
             var document: OrderedJSON = [

@@ -24,16 +24,18 @@ struct SendCommand: RexCtlCommand {
             """,
         arguments: [
             ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node)."),
-            ArgumentSpec(name: "action", help: "follow, unfollow, set, unset, publish, add-peer or remove-peer.",
-                         isOptional: true),
+            ArgumentSpec(
+                name: "action", help: "follow, unfollow, set, unset, publish, add-peer or remove-peer.",
+                isOptional: true),
             ArgumentSpec(name: "args", help: "The action's arguments, as listed above.", isOptional: true, isVariadic: true),
         ],
         options: [
             .option("--json", value: "action", help: #"A raw action object, e.g. '{"type":"set","topic":"a","value":"1"}'."#),
             .option("--from", value: "peer", help: "With follow: accept the topic only from this peer."),
             .option("--count", value: "n", help: "Send the action n times (default: 1)."),
-            .option("--rate", value: "per-second",
-                    help: "With --count: at most this many actions per second, e.g. 100 or 100/s."),
+            .option(
+                "--rate", value: "per-second",
+                help: "With --count: at most this many actions per second, e.g. 100 or 100/s."),
         ]
     )
 
@@ -103,8 +105,9 @@ struct SendCommand: RexCtlCommand {
                 throw UsageError("--json is not valid JSON; nothing was sent")
             }
             guard document["type"]?.stringValue != nil else {
-                throw UsageError(#"--json must be an action object with a "type" string, "#
-                    + #"e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
+                throw UsageError(
+                    #"--json must be an action object with a "type" string, "#
+                        + #"e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
             }
             return .raw(document)
         }
@@ -118,8 +121,9 @@ struct SendCommand: RexCtlCommand {
         guard actionArguments.count == form.arguments.count else {
             let expected = form.arguments.map { $0.uppercased() }.joined(separator: " ")
             let plural = form.arguments.count == 1 ? "" : "s"
-            throw UsageError("'\(form.word)' expects \(expected) (\(form.arguments.count) argument\(plural), "
-                + "got \(actionArguments.count))")
+            throw UsageError(
+                "'\(form.word)' expects \(expected) (\(form.arguments.count) argument\(plural), "
+                    + "got \(actionArguments.count))")
         }
         if from != nil && form.kind != .follow {
             throw UsageError("--from goes with 'follow', not with '\(form.word)'")
@@ -140,12 +144,14 @@ struct SendCommand: RexCtlCommand {
     static func dispatch(_ action: Action, to node: NodeAddress, context: CommandContext) throws -> DispatchDocument {
         let client = try context.client(for: node)
         let timeout = context.globals.requestTimeout
-        let result = switch action {
-        case .typed(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
-        case .raw(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
-        }
+        let result =
+            switch action {
+            case .typed(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
+            case .raw(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
+            }
         guard result.accepted else {
-            throw CommandFailure(.nodeError, "node \(node.id) did not accept the action: \(TerminalJSON.text((try? ControlCodec.encode(result)) ?? []))")
+            throw CommandFailure(
+                .nodeError, "node \(node.id) did not accept the action: \(TerminalJSON.text((try? ControlCodec.encode(result)) ?? []))")
         }
         return result
     }
@@ -185,7 +191,8 @@ struct SendCommand: RexCtlCommand {
         func summary() -> String {
             let seconds = elapsedSeconds()
             let achieved = seconds > 0 ? Double(accepted) / seconds : 0
-            var text = "\(node.id) accepted \(accepted)/\(count) actions in \(String(format3: seconds))s"
+            var text =
+                "\(node.id) accepted \(accepted)/\(count) actions in \(String(format3: seconds))s"
                 + " (\(Formatting.rate(achieved))"
             if let rate { text += "; target \(Formatting.rate(rate))" }
             if let durability { text += "; durability: \(durability.rawValue)" }

@@ -81,7 +81,8 @@ struct StateCommand: RexCtlCommand {
                 var seen = "never"
                 if let lastSeen = peer.lastSeenMs {
                     // A hostile node may send times whose difference overflows: shown as such.
-                    seen = Formatting.difference(state.nowMs, lastSeen).map { Formatting.milliseconds(max(0, $0)) + " ago" }
+                    seen =
+                        Formatting.difference(state.nowMs, lastSeen).map { Formatting.milliseconds(max(0, $0)) + " ago" }
                         ?? "\(lastSeen)ms"
                 }
                 table.append([

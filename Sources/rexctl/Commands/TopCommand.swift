@@ -26,8 +26,9 @@ struct TopCommand: RexCtlCommand {
             """,
         options: [
             .option("--interval", value: "duration", help: "Time between samples (default 1s; 100ms to 1h)."),
-            .option("--count", value: "n",
-                    help: "Stop after n samples (default: until q on a terminal, 2 otherwise)."),
+            .option(
+                "--count", value: "n",
+                help: "Stop after n samples (default: until q on a terminal, 2 otherwise)."),
         ]
     )
 
@@ -75,10 +76,12 @@ struct TopCommand: RexCtlCommand {
             deadline = deadline.advanced(by: interval)
             rows = Self.sample(clients, timeout: timeout)
             let table = TopTable.table(previous: previous, current: rows)
-            let title = "rexctl top — \(rows.count) nodes, \(Self.upCount(rows)) up, every "
+            let title =
+                "rexctl top — \(rows.count) nodes, \(Self.upCount(rows)) up, every "
                 + "\(DurationParser.format(interval)) — sample \(sample) at \(Self.clockTime())"
             if let screen {
-                screen.draw([title + " — q quits", ""] + table.render().split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+                screen.draw(
+                    [title + " — q quits", ""] + table.render().split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
             } else if context.globals.output == .json {
                 for document in TopTable.documents(sample: sample, previous: previous, current: rows) { context.printJSON(document) }
             } else {

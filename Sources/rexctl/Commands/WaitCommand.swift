@@ -19,8 +19,9 @@ struct WaitCommand: RexCtlCommand {
             """,
         arguments: [ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node).")],
         options: [
-            .option("--for", value: "condition", help: "keep=ID, gone=ID or state=PATH=VALUE (repeatable).",
-                    repeating: true, required: true),
+            .option(
+                "--for", value: "condition", help: "keep=ID, gone=ID or state=PATH=VALUE (repeatable).",
+                repeating: true, required: true)
         ]
     )
 
@@ -126,8 +127,9 @@ struct WaitCommand: RexCtlCommand {
         var documents: [WatchedDocument] = []
         if conditions.contains(where: \.needsKeep) { documents.append(.keep) }
         if conditions.contains(where: { !$0.needsKeep }) { documents.append(.state) }
-        let watch = NodeWatch(client: try context.client(for: node), documents: documents,
-                              requestTimeout: min(GlobalOptions.defaultTimeout, timeout))
+        let watch = NodeWatch(
+            client: try context.client(for: node), documents: documents,
+            requestTimeout: min(GlobalOptions.defaultTimeout, timeout))
         defer { watch.stop() }
         var lastSeen: [String] = []
 
@@ -148,15 +150,18 @@ struct WaitCommand: RexCtlCommand {
                 if let state { context.printJSON(state) }
             case .table:
                 let elapsed = DurationParser.format(clock.now - start)
-                context.stdout.escapedLine("\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
-                    + "hold\(conditions.count == 1 ? "s" : "") (after \(elapsed))")
+                context.stdout.escapedLine(
+                    "\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
+                        + "hold\(conditions.count == 1 ? "s" : "") (after \(elapsed))")
             }
             return .success
         }
         watch.giveUp()
         if let failure = watch.failure { throw failure }
-        throw CommandFailure(.failure, "\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
-            + "did not hold within \(DurationParser.format(timeout)) (last seen: \(lastSeen.joined(separator: "; ")))")
+        throw CommandFailure(
+            .failure,
+            "\(node.id): \(conditions.map(\.description).joined(separator: ", ")) "
+                + "did not hold within \(DurationParser.format(timeout)) (last seen: \(lastSeen.joined(separator: "; ")))")
     }
 
     /// The value at a dotted `path`. Keys may contain dots (`feeds.eu.prices.value`): the

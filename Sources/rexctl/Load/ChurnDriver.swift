@@ -100,8 +100,10 @@ final class ChurnDriver {
 
     private var acknowledgedChanges: [Int]
 
-    init(nodes: [NodeAddress], clients: [NodeClient], settings: ChurnSettings, progress: any TextOutput,
-         reportViolation: @escaping (ChurnViolation) -> Void) throws {
+    init(
+        nodes: [NodeAddress], clients: [NodeClient], settings: ChurnSettings, progress: any TextOutput,
+        reportViolation: @escaping (ChurnViolation) -> Void
+    ) throws {
         self.nodes = nodes
         self.clients = clients
         self.settings = settings
@@ -288,15 +290,22 @@ final class ChurnDriver {
         let counts = ChurnDriver.counts(keep)
         var violations: [ChurnViolation] = []
         if counts.opens - counts.cancels != counts.live {
-            violations.append(ChurnViolation(node: nodes[n].id, sample: sample, message:
-                "keep counters opens \(counts.opens) − cancels \(counts.cancels) = \(counts.opens - counts.cancels), "
-                + "but the keep set has \(counts.live) live channels"))
+            violations.append(
+                ChurnViolation(
+                    node: nodes[n].id, sample: sample,
+                    message:
+                        "keep counters opens \(counts.opens) − cancels \(counts.cancels) = \(counts.opens - counts.cancels), "
+                        + "but the keep set has \(counts.live) live channels"))
         }
         let channels = metrics?.channels
         if let opens = channels.flatMap({ Formatting.exact($0.opens) }), let cancels = channels.flatMap({ Formatting.exact($0.cancels) }),
-           let live = channels.flatMap({ Formatting.exact($0.live) }), opens - cancels != live {
-            violations.append(ChurnViolation(node: nodes[n].id, sample: sample, message:
-                "metrics channels.opens \(opens) − channels.cancels \(cancels) = \(opens - cancels), but channels.live is \(live)"))
+            let live = channels.flatMap({ Formatting.exact($0.live) }), opens - cancels != live
+        {
+            violations.append(
+                ChurnViolation(
+                    node: nodes[n].id, sample: sample,
+                    message:
+                        "metrics channels.opens \(opens) − channels.cancels \(cancels) = \(opens - cancels), but channels.live is \(live)"))
         }
         let sampleValue = ChurnNodeSample(
             live: counts.live, settling: counts.settling, churnFollows: counts.churnFollows,
@@ -323,10 +332,11 @@ final class ChurnDriver {
         try dispatchAll(feedActions())
         let warmTopics = nodes.indices.map { topics(for: $0) }
         for round in 0..<2 {
-            try dispatchAll(nodes.indices.map { node in
-                let (topic, peer) = warmTopics[node][round % warmTopics[node].count]
-                return (node, ChurnDriver.follow(ChurnDriver.followName(0), topic, from: settings.fromPeers ? peer : nil))
-            })
+            try dispatchAll(
+                nodes.indices.map { node in
+                    let (topic, peer) = warmTopics[node][round % warmTopics[node].count]
+                    return (node, ChurnDriver.follow(ChurnDriver.followName(0), topic, from: settings.fromPeers ? peer : nil))
+                })
             Pause.sleep(.milliseconds(150))
             try dispatchAll(feedActions())
         }
@@ -341,8 +351,10 @@ final class ChurnDriver {
             }
             if !ready {
                 if clock.now >= setupDeadline {
-                    throw CommandFailure(.failure, "the feeds did not become live (or churn follows of an earlier run did not go away) "
-                        + "within \(DurationParser.format(settings.drainTimeout))")
+                    throw CommandFailure(
+                        .failure,
+                        "the feeds did not become live (or churn follows of an earlier run did not go away) "
+                            + "within \(DurationParser.format(settings.drainTimeout))")
                 }
                 Pause.sleep(.milliseconds(100))
             }
@@ -383,7 +395,7 @@ final class ChurnDriver {
 
         func completeSample() {
             guard let current = outstanding,
-                  nodes.indices.allSatisfy({ replies[$0][current.ids[$0].metrics] != nil && replies[$0][current.ids[$0].keep] != nil })
+                nodes.indices.allSatisfy({ replies[$0][current.ids[$0].metrics] != nil && replies[$0][current.ids[$0].keep] != nil })
             else { return }
             outstanding = nil
             let index = samples.count + 1
@@ -416,8 +428,9 @@ final class ChurnDriver {
                 let choice = (current[node][i] + 1) % topicLists[node].count
                 current[node][i] = choice
                 let (topic, peer) = topicLists[node][choice]
-                try send(node, .dispatch, action: ChurnDriver.follow(ChurnDriver.followName(i), topic, from: settings.fromPeers ? peer : nil),
-                         change: true)
+                try send(
+                    node, .dispatch, action: ChurnDriver.follow(ChurnDriver.followName(i), topic, from: settings.fromPeers ? peer : nil),
+                    change: true)
                 sent += 1
             }
             if now >= nextFeed {
@@ -474,9 +487,12 @@ final class ChurnDriver {
         }
         if !gone {
             for node in 0..<n where leftover[node] > 0 {
-                record([ChurnViolation(node: nodes[node].id, sample: "cleanup",
-                                       message: "\(leftover[node]) churn follows still in the keep set "
-                                           + "\(DurationParser.format(settings.drainTimeout)) after unfollowing them")])
+                record([
+                    ChurnViolation(
+                        node: nodes[node].id, sample: "cleanup",
+                        message: "\(leftover[node]) churn follows still in the keep set "
+                            + "\(DurationParser.format(settings.drainTimeout)) after unfollowing them")
+                ])
             }
         }
 
@@ -491,13 +507,17 @@ final class ChurnDriver {
             Pause.sleep(.milliseconds(100))
         }
         for node in 0..<n where !differences[node].isEmpty {
-            record([ChurnViolation(node: nodes[node].id, sample: "after the run (waited \(DurationParser.format(settings.settleTimeout)))",
-                                   message: differences[node].joined(separator: ", "))])
+            record([
+                ChurnViolation(
+                    node: nodes[node].id, sample: "after the run (waited \(DurationParser.format(settings.settleTimeout)))",
+                    message: differences[node].joined(separator: ", "))
+            ])
         }
 
-        return ChurnRunResult(settings: settings, nodeIDs: nodes.map(\.id), elapsed: elapsed, changes: changes,
-                              scheduled: total, before: before, after: after, end: endMetrics, samples: samples,
-                              maxSampledDepth: maxDepth, violations: violations)
+        return ChurnRunResult(
+            settings: settings, nodeIDs: nodes.map(\.id), elapsed: elapsed, changes: changes,
+            scheduled: total, before: before, after: after, end: endMetrics, samples: samples,
+            maxSampledDepth: maxDepth, violations: violations)
     }
 
     /// What has not returned to its starting value, as "fds 31 → 33".

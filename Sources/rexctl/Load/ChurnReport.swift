@@ -105,26 +105,28 @@ enum ChurnReport {
         for (n, id) in run.nodeIDs.enumerated() {
             let before = run.before[n], end = run.end[n], after = run.after[n]
             let cycles = int(end, \.reconcile.cycles) - int(before, \.reconcile.cycles)
-            let cost = (double(end, \.reconcile.buildMs) + double(end, \.reconcile.diffMs))
+            let cost =
+                (double(end, \.reconcile.buildMs) + double(end, \.reconcile.diffMs))
                 - (double(before, \.reconcile.buildMs) + double(before, \.reconcile.diffMs))
             let created = int(end, \.sockets.created) - int(before, \.sockets.created)
             let window = CycleHistogram(end).subtracting(CycleHistogram(before))
             allCycles.add(window)
-            list.append(ChurnFigures(
-                id: id, changes: run.changes[n], achieved: Double(run.changes[n]) / seconds, target: targetPerNode,
-                cycles: cycles, p50Ms: window.isEmpty ? double(end, \.reconcile.p50Ms) : window.percentileMs(0.5),
-                p99Ms: window.isEmpty ? double(end, \.reconcile.p99Ms) : window.percentileMs(0.99),
-                maxMs: window.isEmpty ? double(end, \.reconcile.maxMs) : window.maxMs,
-                meanMs: cycles > 0 ? cost / Double(cycles) : 0,
-                socketsCreated: created, socketsPerSecond: Double(created) / seconds,
-                channelRecreates: int(end, \.channels.recreates) - int(before, \.channels.recreates),
-                published: int(end, \.messages.published) - int(before, \.messages.published),
-                received: int(end, \.messages.received) - int(before, \.messages.received),
-                gaps: int(end, \.messages.gaps) - int(before, \.messages.gaps),
-                hwmDrops: int(end, \.messages.hwmDrops) - int(before, \.messages.hwmDrops),
-                depthMax: run.maxSampledDepth[n], nodeMaxDepth: int(end, \.mailbox.maxDepth),
-                rssBefore: int(before, \.process.rssBytes), rssAfter: int(after, \.process.rssBytes),
-                fdsBefore: int(before, \.process.fds), fdsAfter: int(after, \.process.fds)))
+            list.append(
+                ChurnFigures(
+                    id: id, changes: run.changes[n], achieved: Double(run.changes[n]) / seconds, target: targetPerNode,
+                    cycles: cycles, p50Ms: window.isEmpty ? double(end, \.reconcile.p50Ms) : window.percentileMs(0.5),
+                    p99Ms: window.isEmpty ? double(end, \.reconcile.p99Ms) : window.percentileMs(0.99),
+                    maxMs: window.isEmpty ? double(end, \.reconcile.maxMs) : window.maxMs,
+                    meanMs: cycles > 0 ? cost / Double(cycles) : 0,
+                    socketsCreated: created, socketsPerSecond: Double(created) / seconds,
+                    channelRecreates: int(end, \.channels.recreates) - int(before, \.channels.recreates),
+                    published: int(end, \.messages.published) - int(before, \.messages.published),
+                    received: int(end, \.messages.received) - int(before, \.messages.received),
+                    gaps: int(end, \.messages.gaps) - int(before, \.messages.gaps),
+                    hwmDrops: int(end, \.messages.hwmDrops) - int(before, \.messages.hwmDrops),
+                    depthMax: run.maxSampledDepth[n], nodeMaxDepth: int(end, \.mailbox.maxDepth),
+                    rssBefore: int(before, \.process.rssBytes), rssAfter: int(after, \.process.rssBytes),
+                    fdsBefore: int(before, \.process.fds), fdsAfter: int(after, \.process.fds)))
         }
         var total = ChurnFigures(
             id: "total", changes: 0, achieved: 0, target: run.settings.rate, cycles: 0, p50Ms: 0, p99Ms: 0, maxMs: 0,
@@ -197,11 +199,15 @@ enum ChurnReport {
             .init("RSS", alignment: .right), .init("FDS", alignment: .right),
         ])
         for f in nodes + [total] {
-            first.append([f.id, oneDecimal(f.achieved), oneDecimal(f.target), String(f.cycles), ms(f.p50Ms), ms(f.p99Ms),
-                          ms(f.maxMs), ms(f.meanMs), oneDecimal(f.socketsPerSecond)])
-            second.append([f.id, String(f.published), String(f.received), String(f.gaps), String(f.hwmDrops),
-                           "\(f.depthMax) (\(f.nodeMaxDepth))", "\(mebibytes(f.rssBefore))→\(mebibytes(f.rssAfter))",
-                           "\(f.fdsBefore)→\(f.fdsAfter)"])
+            first.append([
+                f.id, oneDecimal(f.achieved), oneDecimal(f.target), String(f.cycles), ms(f.p50Ms), ms(f.p99Ms),
+                ms(f.maxMs), ms(f.meanMs), oneDecimal(f.socketsPerSecond),
+            ])
+            second.append([
+                f.id, String(f.published), String(f.received), String(f.gaps), String(f.hwmDrops),
+                "\(f.depthMax) (\(f.nodeMaxDepth))", "\(mebibytes(f.rssBefore))→\(mebibytes(f.rssAfter))",
+                "\(f.fdsBefore)→\(f.fdsAfter)",
+            ])
         }
         return first.render(style: style) + "\n" + second.render(style: style)
     }
@@ -221,12 +227,16 @@ enum ChurnReport {
         [
             "id": .encoding(f.id), "changes": number(f.changes), "achievedPerSecond": number(f.achieved),
             "targetPerSecond": number(f.target),
-            "reconcile": .object(["cycles": number(f.cycles), "p50Ms": number(f.p50Ms), "p99Ms": number(f.p99Ms),
-                                  "maxMs": number(f.maxMs), "meanMs": number(f.meanMs)]),
+            "reconcile": .object([
+                "cycles": number(f.cycles), "p50Ms": number(f.p50Ms), "p99Ms": number(f.p99Ms),
+                "maxMs": number(f.maxMs), "meanMs": number(f.meanMs),
+            ]),
             "sockets": .object(["created": number(f.socketsCreated), "createdPerSecond": number(f.socketsPerSecond)]),
             "channelRecreates": number(f.channelRecreates),
-            "messages": .object(["published": number(f.published), "received": number(f.received), "gaps": number(f.gaps),
-                                 "hwmDrops": number(f.hwmDrops)]),
+            "messages": .object([
+                "published": number(f.published), "received": number(f.received), "gaps": number(f.gaps),
+                "hwmDrops": number(f.hwmDrops),
+            ]),
             "mailbox": .object(["sampledMaxDepth": number(f.depthMax), "nodeMaxDepth": number(f.nodeMaxDepth)]),
             "rssBytes": .object(["before": number(f.rssBefore), "after": number(f.rssAfter)]),
             "fds": .object(["before": number(f.fdsBefore), "after": number(f.fdsAfter)]),
@@ -238,11 +248,14 @@ enum ChurnReport {
         let samples: [OrderedJSON.Value] = run.samples.map { sample in
             .object([
                 "index": number(sample.index), "elapsedS": number(sample.elapsed), "changesPerSecond": number(sample.rate),
-                "nodes": .array(zip(run.nodeIDs, sample.nodes).map { id, s in
-                    .object(["id": .encoding(id), "live": number(s.live), "settling": number(s.settling),
-                             "churnFollows": number(s.churnFollows), "opens": number(s.opens), "cancels": number(s.cancels),
-                             "mailboxDepth": number(s.depth), "fds": number(s.fds), "socketsOpen": number(s.socketsOpen)])
-                }),
+                "nodes": .array(
+                    zip(run.nodeIDs, sample.nodes).map { id, s in
+                        .object([
+                            "id": .encoding(id), "live": number(s.live), "settling": number(s.settling),
+                            "churnFollows": number(s.churnFollows), "opens": number(s.opens), "cancels": number(s.cancels),
+                            "mailboxDepth": number(s.depth), "fds": number(s.fds), "socketsOpen": number(s.socketsOpen),
+                        ])
+                    }),
             ])
         }
         return [

@@ -54,8 +54,9 @@ enum LatencyChart {
     /// The chart as SVG text.
     static func svg(_ points: [Point], title: String, note: String) -> String {
         let sorted = points.map { point in
-            Point(rate: plottable(point.rate), p50Ms: plottable(point.p50Ms), p99Ms: plottable(point.p99Ms),
-                  meanMs: plottable(point.meanMs))
+            Point(
+                rate: plottable(point.rate), p50Ms: plottable(point.p50Ms), p99Ms: plottable(point.p99Ms),
+                meanMs: plottable(point.meanMs))
         }.sorted { $0.rate < $1.rate }
         let maxRate = max(sorted.map(\.rate).max() ?? 1, 1)
         let maxMs = max(sorted.flatMap { [$0.p50Ms, $0.p99Ms, $0.meanMs] }.max() ?? 0.001, 0.001)
@@ -90,11 +91,14 @@ enum LatencyChart {
             tick += yStep
         }
         // Axes and their labels.
-        svg += "<line x1=\"\(fmt(left))\" y1=\"\(fmt(top + plotHeight))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(top + plotHeight))\" stroke=\"#333\"/>\n"
+        svg +=
+            "<line x1=\"\(fmt(left))\" y1=\"\(fmt(top + plotHeight))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(top + plotHeight))\" stroke=\"#333\"/>\n"
         svg += "<line x1=\"\(fmt(left))\" y1=\"\(fmt(top))\" x2=\"\(fmt(left))\" y2=\"\(fmt(top + plotHeight))\" stroke=\"#333\"/>\n"
-        svg += "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(top + plotHeight + 42))\" text-anchor=\"middle\" font-size=\"13\">"
+        svg +=
+            "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(top + plotHeight + 42))\" text-anchor=\"middle\" font-size=\"13\">"
             + "achieved topic changes per second (all nodes)</text>\n"
-        svg += "<text x=\"20\" y=\"\(fmt(top + plotHeight / 2))\" text-anchor=\"middle\" font-size=\"13\" "
+        svg +=
+            "<text x=\"20\" y=\"\(fmt(top + plotHeight / 2))\" text-anchor=\"middle\" font-size=\"13\" "
             + "transform=\"rotate(-90 20 \(fmt(top + plotHeight / 2)))\">reconcile cycle duration (ms)</text>\n"
         svg += "<text x=\"\(fmt(left))\" y=\"\(fmt(height - 10))\" font-size=\"10\" fill=\"#666\">\(escape(note))</text>\n"
 
@@ -106,7 +110,8 @@ enum LatencyChart {
         ]
         for item in series {
             let path = sorted.map { "\(fmt(x($0.rate))),\(fmt(y(item.value($0))))" }.joined(separator: " ")
-            svg += "<polyline fill=\"none\" stroke=\"\(item.color)\" stroke-width=\"2\""
+            svg +=
+                "<polyline fill=\"none\" stroke=\"\(item.color)\" stroke-width=\"2\""
                 + (item.dash.map { " stroke-dasharray=\"\($0)\"" } ?? "") + " points=\"\(path)\"/>\n"
             for point in sorted {
                 svg += "<circle cx=\"\(fmt(x(point.rate)))\" cy=\"\(fmt(y(item.value(point))))\" r=\"3.5\" fill=\"\(item.color)\"/>\n"
@@ -114,11 +119,13 @@ enum LatencyChart {
         }
         // Legend, top left inside the plot.
         let legendX = left + 14, legendY = top + 10
-        svg += "<rect x=\"\(fmt(legendX - 6))\" y=\"\(fmt(legendY - 4))\" width=\"190\" height=\"\(series.count * 18 + 6)\" "
+        svg +=
+            "<rect x=\"\(fmt(legendX - 6))\" y=\"\(fmt(legendY - 4))\" width=\"190\" height=\"\(series.count * 18 + 6)\" "
             + "fill=\"white\" fill-opacity=\"0.9\" stroke=\"#bbb\"/>\n"
         for (index, item) in series.enumerated() {
             let ly = legendY + Double(index) * 18 + 8
-            svg += "<line x1=\"\(fmt(legendX))\" y1=\"\(fmt(ly))\" x2=\"\(fmt(legendX + 26))\" y2=\"\(fmt(ly))\" stroke=\"\(item.color)\" "
+            svg +=
+                "<line x1=\"\(fmt(legendX))\" y1=\"\(fmt(ly))\" x2=\"\(fmt(legendX + 26))\" y2=\"\(fmt(ly))\" stroke=\"\(item.color)\" "
                 + "stroke-width=\"2\"" + (item.dash.map { " stroke-dasharray=\"\($0)\"" } ?? "") + "/>\n"
             svg += "<text x=\"\(fmt(legendX + 34))\" y=\"\(fmt(ly + 4))\">\(escape(item.name))</text>\n"
         }

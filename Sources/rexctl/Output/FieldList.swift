@@ -37,7 +37,8 @@ struct FieldList: Sendable {
         var text = ""
         for field in fields {
             let lead = field.label + labelSuffix
-            text += lead + String(repeating: " ", count: width - lead.count)
+            text +=
+                lead + String(repeating: " ", count: width - lead.count)
                 + (field.isStatus ? style.status(field.value) : field.value) + "\n"
         }
         return text

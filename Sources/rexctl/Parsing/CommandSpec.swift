@@ -57,8 +57,10 @@ struct OptionSpec: Sendable, Equatable {
         OptionSpec(names: names, valueName: nil, help: help)
     }
 
-    static func option(_ names: String..., value: String, help: String, repeating: Bool = false,
-                       required: Bool = false) -> OptionSpec {
+    static func option(
+        _ names: String..., value: String, help: String, repeating: Bool = false,
+        required: Bool = false
+    ) -> OptionSpec {
         OptionSpec(names: names, valueName: value, help: help, isRepeating: repeating, isRequired: required)
     }
 

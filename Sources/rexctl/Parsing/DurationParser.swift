@@ -9,8 +9,8 @@ enum DurationParser {
             let number = text.dropLast(unit.suffix.count)
             // Plain decimal digits only: no sign, no exponent, no "inf".
             guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-                  number.filter({ $0 == "." }).count <= 1, number.first != ".", number.last != ".",
-                  let value = Double(number)
+                number.filter({ $0 == "." }).count <= 1, number.first != ".", number.last != ".",
+                let value = Double(number)
             else { continue }
             let milliseconds = value * unit.milliseconds
             // Below 1e12 ms (about 31 years) the microseconds fit an Int64 exactly.
@@ -26,7 +26,8 @@ enum DurationParser {
     static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         // Rounded to the nearest millisecond (attoseconds share the sign of seconds).
-        let fraction = (attoseconds + (attoseconds < 0 ? -500_000_000_000_000 : 500_000_000_000_000))
+        let fraction =
+            (attoseconds + (attoseconds < 0 ? -500_000_000_000_000 : 500_000_000_000_000))
             / 1_000_000_000_000_000
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
         let (milliseconds, carry) = whole.addingReportingOverflow(fraction)

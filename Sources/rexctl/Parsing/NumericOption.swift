@@ -24,8 +24,9 @@ enum NumericOption {
     /// - Throws: ``UsageError`` naming the range, for anything but decimal digits in range.
     static func count(_ text: String, option: String, range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard isDigits(text), let value = Int(text), range.contains(value) else {
-            throw UsageError("\(option) expects a whole number from \(range.lowerBound) to \(range.upperBound), "
-                + "not '\(text)'")
+            throw UsageError(
+                "\(option) expects a whole number from \(range.lowerBound) to \(range.upperBound), "
+                    + "not '\(text)'")
         }
         return value
     }
@@ -33,12 +34,15 @@ enum NumericOption {
     /// A rate per second within `range`, written `100`, `2.5` or `100/s`.
     ///
     /// - Throws: ``UsageError`` naming the range, for anything but a decimal number in range.
-    static func rate(_ text: String, option: String,
-                     range: ClosedRange<Double> = rateRange) throws(UsageError) -> Double {
+    static func rate(
+        _ text: String, option: String,
+        range: ClosedRange<Double> = rateRange
+    ) throws(UsageError) -> Double {
         let number = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
         guard isDecimal(number), let value = Double(number), range.contains(value) else {
-            throw UsageError("\(option) expects a rate per second from \(plain(range.lowerBound)) to "
-                + "\(plain(range.upperBound)), such as 100 or 100/s, not '\(text)'")
+            throw UsageError(
+                "\(option) expects a rate per second from \(plain(range.lowerBound)) to "
+                    + "\(plain(range.upperBound)), such as 100 or 100/s, not '\(text)'")
         }
         return value
     }
@@ -46,11 +50,14 @@ enum NumericOption {
     /// A duration within `range`, written as ``DurationParser`` reads it (`500ms`, `2s`, `1.5m`, `1h`).
     ///
     /// - Throws: ``UsageError`` naming the range, for anything else.
-    static func duration(_ text: String, option: String,
-                         range: ClosedRange<Duration> = durationRange) throws(UsageError) -> Duration {
+    static func duration(
+        _ text: String, option: String,
+        range: ClosedRange<Duration> = durationRange
+    ) throws(UsageError) -> Duration {
         guard let duration = DurationParser.parse(text), range.contains(duration) else {
-            throw UsageError("\(option) expects a duration from \(DurationParser.format(range.lowerBound)) to "
-                + "\(DurationParser.format(range.upperBound)), such as 500ms, 2s or 1m, not '\(text)'")
+            throw UsageError(
+                "\(option) expects a duration from \(DurationParser.format(range.lowerBound)) to "
+                    + "\(DurationParser.format(range.upperBound)), such as 500ms, 2s or 1m, not '\(text)'")
         }
         return duration
     }

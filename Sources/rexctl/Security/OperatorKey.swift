@@ -16,15 +16,19 @@ enum OperatorKey {
         do {
             file = try KeyFile.read(path: path, requiringSecret: true)
         } catch {
-            throw CommandFailure(.nodeError, "node \(nodeID) is secured (the cluster file has its key), but rexctl cannot use the key file \(path):"
-                + " \(error.message) — pass --key FILE or set \(environmentVariable) (make a key with: rexctl keygen FILE,"
-                + " then list its public key in the nodes' operators file)")
+            throw CommandFailure(
+                .nodeError,
+                "node \(nodeID) is secured (the cluster file has its key), but rexctl cannot use the key file \(path):"
+                    + " \(error.message) — pass --key FILE or set \(environmentVariable) (make a key with: rexctl keygen FILE,"
+                    + " then list its public key in the nodes' operators file)")
         }
         guard let secret = file.secretKey.flatMap(ZMQCurveKey.init(z85:)),
-              let pair = try? ZMQCurveKeyPair(secretKey: secret), pair.publicKey.z85 == file.publicKey
+            let pair = try? ZMQCurveKeyPair(secretKey: secret), pair.publicKey.z85 == file.publicKey
         else {
-            throw CommandFailure(.nodeError, "the key file \(path) is inconsistent: its secret key does not belong to its public key"
-                + " — make a new one with: rexctl keygen FILE")
+            throw CommandFailure(
+                .nodeError,
+                "the key file \(path) is inconsistent: its secret key does not belong to its public key"
+                    + " — make a new one with: rexctl keygen FILE")
         }
         return pair
     }

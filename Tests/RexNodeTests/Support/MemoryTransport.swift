@@ -1,4 +1,5 @@
 import Synchronization
+
 @testable import RexNode
 
 /// An in-memory `NodeTransport`: records what a node's channels ask of the network, and lets a

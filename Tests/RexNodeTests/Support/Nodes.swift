@@ -1,7 +1,7 @@
-import RexControl
 import Foundation
-import RexNode
 import NodeTestSupport
+import RexControl
+import RexNode
 import ZMQ
 
 /// Starts a node on free loopback ports with fast timings for tests.

@@ -1,5 +1,6 @@
-import RexControl
 import Foundation
+import RexControl
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,7 @@ final class RawZMTPPeer: @unchecked Sendable {
     /// Sends the header of a one-frame message announcing `size` bytes, then `body` (which may
     /// be much shorter: the receiver should refuse the size before reading any of it).
     func sendFrame(announcing size: UInt64, body: [UInt8]) throws {
-        var header: [UInt8] = [0x02]   // long frame, last
+        var header: [UInt8] = [0x02]  // long frame, last
         for shift in stride(from: 56, through: 0, by: -8) { header.append(UInt8(truncatingIfNeeded: size >> UInt64(shift))) }
         try write(header + body)
     }

@@ -30,12 +30,14 @@ struct SecureCluster {
     }
 
     var operators: OperatorsFile {
-        OperatorsFile(operators: roles.keys.sorted().map { OperatorsFile.Operator(name: $0, key: operatorKeys[$0]!.publicKey.z85, role: roles[$0]!) })
+        OperatorsFile(
+            operators: roles.keys.sorted().map { OperatorsFile.Operator(name: $0, key: operatorKeys[$0]!.publicKey.z85, role: roles[$0]!) })
     }
 
     func security(for id: String, keys: ZMQCurveKeyPair? = nil) -> NodeSecurity {
         let pair = keys ?? nodeKeys[id]!
-        return NodeSecurity(keys: KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85), members: members, operators: operators)
+        return NodeSecurity(
+            keys: KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85), members: members, operators: operators)
     }
 
     /// Starts node `id` secured (with `keys` instead of its own to play an impostor), its peers

@@ -21,12 +21,14 @@ enum Catalog {
         .supervise { state in
             Supervision { clock in
                 guard state.running else { return [] }
-                return [Channel(id: "ticker") { dispatch in
-                    let task = Task {
-                        while (try? await clock.sleep(for: .seconds(1))) != nil { dispatch(.tick) }
+                return [
+                    Channel(id: "ticker") { dispatch in
+                        let task = Task {
+                            while (try? await clock.sleep(for: .seconds(1))) != nil { dispatch(.tick) }
+                        }
+                        return .cancelOnly { task.cancel() }
                     }
-                    return .cancelOnly { task.cancel() }
-                }]
+                ]
             }
         }
 }

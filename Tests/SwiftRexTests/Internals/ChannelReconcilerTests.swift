@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRex
 
 /// The diff on its own: desired lists in, directives out, nothing opened.
@@ -58,7 +59,7 @@ import Testing
         #expect(reconciler.reconcile(second, change: .ranges([1..<2, 5..<6])) == 16, "the full diff examined everything")
         #expect(Self.describe(reconciler, second) == ["open new", "cancel c1", "cancel c5"])
         var third = second
-        third[2] = Self.channel("c7")   // c7 stays at 7 too
+        third[2] = Self.channel("c7")  // c7 stays at 7 too
         #expect(reconciler.reconcile(third, change: .ranges([2..<3])) == 16)
         #expect(Self.describe(reconciler, third) == ["cancel c2"])
         // Back to one declaration per id: the in-place diff runs again, and its marks were cleared.
@@ -69,7 +70,7 @@ import Testing
         #expect(Self.describe(reconciler, fourth) == ["open c2", "open c5"])
         var fifth = fourth
         fifth[0] = Self.channel("c3")
-        fifth[3] = Self.channel("c0")   // a swap: both move, nothing opens or closes
+        fifth[3] = Self.channel("c0")  // a swap: both move, nothing opens or closes
         fifth[4] = Self.channel("z")
         #expect(reconciler.reconcile(fifth, change: .ranges([0..<1, 3..<5])) == 3, "in place: only the named positions")
         #expect(Self.describe(reconciler, fifth) == ["open z", "cancel c4"])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRex
 
 /// The pacing rules on their own: events in, decisions out, no clock or timer involved.
@@ -21,7 +22,7 @@ import Testing
 
     @Test func aLatestThrottleHoldsTheLastValueForTheWindowsEnd() throws {
         var pacer = try #require(DeliveryPacer(.throttle(Self.ms(100), latest: true)))
-        pacer.openedWithValue(at: Self.ms(10))   // the value on open starts a window
+        pacer.openedWithValue(at: Self.ms(10))  // the value on open starts a window
         let held = pacer.arrived(1, at: Self.ms(20))
         #expect(held.deliver == nil && held.dropped == nil && held.armTimer == Self.ms(110), "held, timer armed at the window's end")
         let superseding = pacer.arrived(2, at: Self.ms(30))

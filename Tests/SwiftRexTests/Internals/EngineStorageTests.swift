@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SwiftRex
 
 /// The engine's compact storage on its own: the slot index and registry against a dictionary
@@ -68,16 +69,18 @@ import Testing
             switch event.kind {
             case .opened: return "\(Int(ms)) opened"
             case .settling: return "\(Int(ms)) settling"
-            case .recreated(let from, let to): return "\(Int(ms)) recreated \(from.map(\.description) ?? "nil")→\(to.map(\.description) ?? "nil")"
+            case .recreated(let from, let to):
+                return "\(Int(ms)) recreated \(from.map(\.description) ?? "nil")→\(to.map(\.description) ?? "nil")"
             case .dropped(let reason): return "\(Int(ms)) dropped \(reason)"
             case .cancelled(let reason): return "\(Int(ms)) cancelled \(reason)"
             }
         }
-        #expect(described == [
-            "40 recreated 3→4", "40 opened",
-            "50 cancelled reset key changed", "50 recreated 4→5", "50 opened",
-            "60 cancelled reset key changed", "60 recreated 5→6", "60 opened",
-        ])
+        #expect(
+            described == [
+                "40 recreated 3→4", "40 opened",
+                "50 cancelled reset key changed", "50 recreated 4→5", "50 opened",
+                "60 cancelled reset key changed", "60 recreated 5→6", "60 opened",
+            ])
     }
 
     @Test func aHistoryOfRecreationsOnlyStillNamesTheirKeys() {

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import SwiftRex
 
 /// The allocation- and copy-avoiding structures of the per-action path keep their contracts:
@@ -42,15 +43,15 @@ import Testing
         do {
             var queue = MoveQueue<Tracked>()
             for value in 0..<40 { queue.append(Tracked(value)) }
-            #expect(queue.popFirst()?.value == 0)       // moved out, then released here
+            #expect(queue.popFirst()?.value == 0)  // moved out, then released here
             var other = MoveQueue<Tracked>()
             other.append(Tracked(99))
             queue.swapContents(with: &other)
             let counts = (queue.count, other.count)
             #expect(counts == (1, 39))
-            queue.removeAll()                           // destroys the one swapped in
+            queue.removeAll()  // destroys the one swapped in
             #expect(Tracked.live.load(ordering: .relaxed) == before + 39)
-        }   // both queues end here: the 39 left in `other` are destroyed by deinit
+        }  // both queues end here: the 39 left in `other` are destroyed by deinit
         #expect(Tracked.live.load(ordering: .relaxed) == before)
     }
 
@@ -65,12 +66,14 @@ import Testing
         #expect(exact.receive(5))
         #expect(!exact.receive("five"))
 
-        let existential = ErasedChannelHandler.erasing(ChannelHandler(receive: { (shape: any Shape) in received.append("sides \(shape.sides)") }, cancel: {}))
-        #expect(existential.receive(Square()))        // dynamic type Square, handler type `any Shape`
+        let existential = ErasedChannelHandler.erasing(
+            ChannelHandler(receive: { (shape: any Shape) in received.append("sides \(shape.sides)") }, cancel: {}))
+        #expect(existential.receive(Square()))  // dynamic type Square, handler type `any Shape`
         #expect(!existential.receive(3))
 
-        let base = ErasedChannelHandler.erasing(ChannelHandler(receive: { (animal: Animal) in received.append("legs \(animal.legs)") }, cancel: {}))
-        #expect(base.receive(Dog()))                   // a subclass instance
+        let base = ErasedChannelHandler.erasing(
+            ChannelHandler(receive: { (animal: Animal) in received.append("legs \(animal.legs)") }, cancel: {}))
+        #expect(base.receive(Dog()))  // a subclass instance
         #expect(received == ["int 5", "sides 4", "legs 4"])
     }
 

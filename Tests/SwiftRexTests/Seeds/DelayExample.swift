@@ -38,7 +38,7 @@ let feed = Behavior<FeedAction, FeedState, FeedEnv>
                         await withTaskGroup(of: Void.self) { group in
                             for await event in env.events {
                                 group.addTask {
-                                    try? await env.clock.sleep(for: env.lag)   // shift this event by `lag`
+                                    try? await env.clock.sleep(for: env.lag)  // shift this event by `lag`
                                     dispatch(.surfaced(event))
                                 }
                             }

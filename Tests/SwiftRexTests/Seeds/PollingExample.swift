@@ -29,17 +29,19 @@ let search = Behavior<SearchAction, SearchState, SearchEnv>
     }
     .supervise { state in
         Supervision { env in
-            guard !state.query.isEmpty else { return [] }       // no query → no poll
+            guard !state.query.isEmpty else { return [] }  // no query → no poll
             let query = state.query
-            return [Channel(id: "poll", lifetime: .ephemeral(resetKey: query)) { dispatch in
-                let task = Task {
-                    while !Task.isCancelled {
-                        dispatch(.results(await env.search(query)))
-                        try? await env.clock.sleep(for: .seconds(5))
+            return [
+                Channel(id: "poll", lifetime: .ephemeral(resetKey: query)) { dispatch in
+                    let task = Task {
+                        while !Task.isCancelled {
+                            dispatch(.results(await env.search(query)))
+                            try? await env.clock.sleep(for: .seconds(5))
+                        }
                     }
+                    return .cancelOnly { task.cancel() }
                 }
-                return .cancelOnly { task.cancel() }
-            }]
+            ]
         }
     }
 

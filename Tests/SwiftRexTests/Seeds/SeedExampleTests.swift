@@ -1,5 +1,5 @@
-import Testing
 import SwiftRexTesting
+import Testing
 
 /// The three seed examples, driven on a `TestClock`, behave exactly as their text says.
 @Suite struct SeedExampleTests {
@@ -51,7 +51,7 @@ import SwiftRexTesting
     @Test func timerAsWrittenTicksOnTheWallClockAndStopsOnStop() async throws {
         let store = Store(initial: TimerState(interval: .milliseconds(5)), behavior: timer)
         store.dispatch(.start)
-        let deadline = ContinuousClock.now + .seconds(30)   // early exit; a starved cooperative pool can take seconds
+        let deadline = ContinuousClock.now + .seconds(30)  // early exit; a starved cooperative pool can take seconds
         while store.state.elapsed < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(store.state.elapsed >= 3)
         store.dispatch(.stop)

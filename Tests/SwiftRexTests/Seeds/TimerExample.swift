@@ -24,16 +24,18 @@ let timer = Behavior<TimerAction, TimerState, Void>
     }
     .supervise { state in
         Supervision { _ in
-            guard state.isRunning else { return [] }            // stopped → the ticker is cancelled
-            return [Channel(id: "ticker", lifetime: .ephemeral(resetKey: state.interval)) { dispatch in
-                let task = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: state.interval)
-                        dispatch(.tick)
+            guard state.isRunning else { return [] }  // stopped → the ticker is cancelled
+            return [
+                Channel(id: "ticker", lifetime: .ephemeral(resetKey: state.interval)) { dispatch in
+                    let task = Task {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: state.interval)
+                            dispatch(.tick)
+                        }
                     }
+                    return .cancelOnly { task.cancel() }
                 }
-                return .cancelOnly { task.cancel() }
-            }]
+            ]
         }
     }
 
@@ -52,15 +54,17 @@ let testableTimer = Behavior<TimerAction, TimerState, TimerEnv>
     .supervise { state in
         Supervision { env in
             guard state.isRunning else { return [] }
-            return [Channel(id: "ticker", lifetime: .ephemeral(resetKey: state.interval)) { dispatch in
-                let task = Task {
-                    while !Task.isCancelled {
-                        try? await env.clock.sleep(for: state.interval)
-                        dispatch(.tick)
+            return [
+                Channel(id: "ticker", lifetime: .ephemeral(resetKey: state.interval)) { dispatch in
+                    let task = Task {
+                        while !Task.isCancelled {
+                            try? await env.clock.sleep(for: state.interval)
+                            dispatch(.tick)
+                        }
                     }
+                    return .cancelOnly { task.cancel() }
                 }
-                return .cancelOnly { task.cancel() }
-            }]
+            ]
         }
     }
 

@@ -46,10 +46,11 @@ func channelsFeature(_ recorder: Recorder) -> Behavior<ChannelsAction, ChannelsS
             case .cancel(let id): .cancel(id: id)
             case .open(let id, let spec): .open(makeChannel(id, spec, recorder))
             case .oneShot(let id):
-                Effect(subscribe: { _, _ in
-                    recorder.log("run \(id)")
-                    return SubscriptionToken { recorder.log("stop \(id)") }
-                }, scheduling: .keyed(id: id))
+                Effect(
+                    subscribe: { _, _ in
+                        recorder.log("run \(id)")
+                        return SubscriptionToken { recorder.log("stop \(id)") }
+                    }, scheduling: .keyed(id: id))
             default: .empty
             }
         }

@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftRex
+import Synchronization
 
 /// A serial executor that runs nothing until the test calls `runAll()`: lets a test put several
 /// dispatches into one batch, deterministically.

@@ -66,16 +66,18 @@ public enum Countdown {
         .supervise { state in
             Supervision { environment in
                 guard state.isRunning else { return [] }
-                return [Channel(id: "ticker", lifetime: .permanent) { dispatch in
-                    let clock = environment.clock
-                    let task = Task {
-                        while !Task.isCancelled {
-                            do { try await clock.sleep(for: .seconds(1)) } catch { return }
-                            dispatch(.tick)
+                return [
+                    Channel(id: "ticker", lifetime: .permanent) { dispatch in
+                        let clock = environment.clock
+                        let task = Task {
+                            while !Task.isCancelled {
+                                do { try await clock.sleep(for: .seconds(1)) } catch { return }
+                                dispatch(.tick)
+                            }
                         }
+                        return .cancelOnly { task.cancel() }
                     }
-                    return .cancelOnly { task.cancel() }
-                }]
+                ]
             }
         }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SwiftRex
+import Synchronization
 
 // countdown-bench: the dispatch rate of a store built in this package, against SwiftRex as a
 // versioned dependency, with rexbench's dispatch mode (a) workload: a trivial reducer
@@ -50,11 +50,13 @@ func parse(_ index: Int, default value: Int, in range: ClosedRange<Int>) -> Int 
 
 let actions = parse(1, default: 1_000_000, in: 1...100_000_000)
 let runs = parse(2, default: 5, in: 1...50)
-_ = await run(actions: min(actions, 100_000))   // warm-up, as rexbench
+_ = await run(actions: min(actions, 100_000))  // warm-up, as rexbench
 var rates: [Double] = []
 for _ in 0..<runs { rates.append(Double(actions) / (await run(actions: actions))) }
 rates.sort()
 let median = rates.count % 2 == 1 ? rates[rates.count / 2] : (rates[rates.count / 2 - 1] + rates[rates.count / 2]) / 2
 func millions(_ rate: Double) -> String { String(format: "%.2f M", rate / 1e6) }
-print("countdown-bench: dispatch (a) on the store's executor, \(actions) actions, \(runs) runs: \(millions(median))/s median (\(millions(rates.first!)) – \(millions(rates.last!)))")
+print(
+    "countdown-bench: dispatch (a) on the store's executor, \(actions) actions, \(runs) runs: \(millions(median))/s median (\(millions(rates.first!)) – \(millions(rates.last!)))"
+)
 print("EXAMPLE_DISPATCH_PER_S \(Int(median))")

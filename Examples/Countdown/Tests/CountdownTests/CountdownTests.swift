@@ -67,7 +67,7 @@ import Testing
         await store.send(.start(seconds: 0))
         await store.send(.start(seconds: -5))
         await store.send(.start(seconds: Countdown.maximumSeconds + 1))
-        await store.send(.resume)   // nothing left to resume
+        await store.send(.resume)  // nothing left to resume
         #expect(await store.keep().channels.isEmpty)
         await store.finish()
     }

@@ -40,9 +40,11 @@ final class MembershipHost: Sendable {
     private let stats: MembershipStats
 
     init?(_ plan: MembershipPlan, id: String, env: NodeEnvironment, dispatch: @escaping @Sendable (NodeAction) -> Void) {
-        guard let machine = Membership(
-            id: id, address: plan.address.text, incarnation: plan.incarnation, settings: plan.settings, seed: plan.seed
-        ) else { return nil }
+        guard
+            let machine = Membership(
+                id: id, address: plan.address.text, incarnation: plan.incarnation, settings: plan.settings, seed: plan.seed
+            )
+        else { return nil }
         var admitting = machine
         admitting.admittedIDs = plan.admittedIDs
         core = Mutex(Core(machine: admitting))
@@ -110,7 +112,7 @@ final class MembershipHost: Sendable {
                     var bytes: [UInt8] = []
                     // The machine keeps every field within the wire's bounds; a failure is its bug, dropped.
                     guard (try? message.encode(into: &bytes)) != nil,
-                          let endpoint = MemberAddress(destination.address)?.membership ?? seedEndpoint(destination)
+                        let endpoint = MemberAddress(destination.address)?.membership ?? seedEndpoint(destination)
                     else { continue }
                     steps.append(.send(id: destination.id, endpoint: endpoint, bytes: bytes))
                 case .statusChanged(let member, _):
@@ -134,8 +136,10 @@ final class MembershipHost: Sendable {
             case .changed(let member):
                 if !member.status.isActive { env.transport.membershipForget(member.id) }
                 let pub = MemberAddress(member.address)?.pub ?? ""
-                dispatch(.memberChanged(
-                    id: member.id, endpoint: pub, status: Peer.MembershipStatus(member.status), incarnation: member.incarnation, atMs: NodeEnvironment.wholeMilliseconds(now)))
+                dispatch(
+                    .memberChanged(
+                        id: member.id, endpoint: pub, status: Peer.MembershipStatus(member.status), incarnation: member.incarnation,
+                        atMs: NodeEnvironment.wholeMilliseconds(now)))
             }
         }
     }
