@@ -34,6 +34,11 @@ for id in "${ids[@]}"; do
     grep -qx "rexnode_info{node=\"$id\"} 1" "$body" || fail "$id: no rexnode_info{node=\"$id\"} 1"
     # cluster.sh gives every node a data dir: its journal families were part of the check above.
     grep -q '^rexnode_journal_commit_duration_seconds_count ' "$body" || fail "$id: no rexnode_journal_* metrics"
+    # Channel lifecycles by kind: every node opened its peers' connections and its membership.
+    for kind in peer membership; do
+        opens=$(awk -v key="rexnode_channel_opens_total{kind=\"$kind\"}" '$1 == key { print $2 }' "$body")
+        [ -n "$opens" ] && [ "${opens%.*}" -ge 1 ] || fail "$id: rexnode_channel_opens_total{kind=\"$kind\"} is '${opens:-absent}', expected ≥ 1"
+    done
     alive=$(awk '$1 == "rexnode_members{status=\"alive\"}" { print $2 }' "$body")
     assert_eq $((${#ids[@]} - 1)) "$alive" "$id rexnode_members{status=\"alive\"}"
 done
