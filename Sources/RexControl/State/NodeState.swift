@@ -84,11 +84,21 @@ public struct Follow: Codable, Sendable, Equatable {
     public var senders: [String: SenderSequences] = [:]
     /// The (sender, topic) pairs `senders` holds.
     public var streams: Int = 0
+    /// Live only (not encoded): restored from the node's durable state as it started, and not
+    /// followed anew or re-targeted since. Its channel opens without the follow settle, which is
+    /// there for flapping topic changes; a follow coming back from the journal is not one.
+    public var restoredAtStart = false
 
     public init(topic: String, from: String? = nil, endpoint: String? = nil) {
         self.topic = topic
         self.from = from
         self.endpoint = endpoint
+    }
+
+    /// Every stored property but `restoredAtStart`: a new field must be listed here to be encoded.
+    enum CodingKeys: String, CodingKey {
+        case topic, from, endpoint, lastValue, lastTopic, lastSender, count, gaps, duplicates, reordered, restarts, evicted
+        case senders, streams
     }
 }
 

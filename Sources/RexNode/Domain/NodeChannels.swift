@@ -102,10 +102,13 @@ enum NodeChannels {
     /// One follow. Without an endpoint: a reference-counted subscription on the shared socket
     /// (open = SUBSCRIBE, cancel = UNSUBSCRIBE). With one: a dedicated socket to that peer.
     /// Its reset key is the topic and endpoint, so changing either recreates it (after settle).
-    static func follow(topic: String, endpoint: String?, _ env: NodeEnvironment) -> Channel<FollowEvent> {
-        Channel(
+    /// Without `settles` (a follow restored at start) its first open does not wait the settle.
+    static func follow(_ key: FollowKey, settles: Bool = true, _ env: NodeEnvironment) -> Channel<FollowEvent> {
+        let topic = key.topic
+        let endpoint = key.endpoint
+        return Channel(
             id: "follow",
-            lifetime: .ephemeral(resetKey: FollowKey(topic: topic, endpoint: endpoint), settle: env.settings.followSettle)
+            lifetime: .ephemeral(resetKey: key, settle: settles ? env.settings.followSettle : nil)
         ) { dispatch in
             // The cancel captures the one closure it calls, not the transport: a copy of all its
             // closures in every live follow's cancel cost about 200 bytes and 13 retains.

@@ -90,6 +90,8 @@ public enum NodeFeature {
                 follow.topic = topic
                 follow.from = from
                 follow.endpoint = endpoint
+                // Followed anew after start: a change of its channel settles again.
+                follow.restoredAtStart = false
                 state.follows[name] = follow
             } else if state.follows.count >= state.settings.limits.maxFollows {
                 state.refused += 1
@@ -171,6 +173,7 @@ public enum NodeFeature {
             let endpoint = state.peers[peer]?.reachableEndpoint
             if state.follows[name]!.endpoint != endpoint {
                 state.follows[name]!.endpoint = endpoint
+                state.follows[name]!.restoredAtStart = false
                 state.revisions.follows &+= 1
                 state.revisions.followChanges.record(name)
             }
@@ -215,15 +218,32 @@ enum FollowFeature {
                 Supervision { env in
                     // A follow from a peer that is not known yet waits for it: no channel.
                     guard let target else { return [] }
-                    return [NodeChannels.follow(topic: target.topic, endpoint: target.endpoint, env)]
+                    return [NodeChannels.follow(target.key, settles: !target.restoredAtStart, env)]
                 }
             }
     }
 
-    /// What a follow's channel is made of: its topic and the dedicated endpoint, if any; nil while
-    /// it waits for a peer that is not known yet.
-    static func target(_ follow: Follow) -> FollowKey? {
+    /// What a follow's channel is made of, and whether it is still the one restored at start.
+    /// The settle choice is not part of the channel's reset key: a restored follow followed anew
+    /// with the same topic keeps its live channel; only a new key recreates it (after settle).
+    struct Target: Equatable {
+        let key: FollowKey
+        let restoredAtStart: Bool
+    }
+
+    /// A follow's target: its topic and the dedicated endpoint, if any; nil while it waits for a
+    /// peer that is not known yet.
+    static func target(_ follow: Follow) -> Target? {
         if follow.from != nil, follow.endpoint == nil { return nil }
-        return FollowKey(topic: follow.topic, endpoint: follow.from == nil ? nil : follow.endpoint)
+        return Target(
+            key: FollowKey(topic: follow.topic, endpoint: follow.from == nil ? nil : follow.endpoint),
+            restoredAtStart: follow.restoredAtStart
+        )
+    }
+
+    /// Marks every follow of a state just restored from the node's durable state (see
+    /// `Follow.restoredAtStart`): their channels open at once instead of after the follow settle.
+    static func markRestored(_ follows: inout [String: Follow]) {
+        for index in follows.indices { follows.values[index].restoredAtStart = true }
     }
 }

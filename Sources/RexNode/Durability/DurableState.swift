@@ -55,7 +55,8 @@ public struct DurableState: Sendable, Equatable {
 
     /// The node state this durable state gives `initial` (the configured state): every action
     /// of `actions` through the node's own reducer, which applies the limits in force now (an
-    /// entry beyond a lowered limit is counted in `refused`, as live).
+    /// entry beyond a lowered limit is counted in `refused`, as live). Its follows are marked
+    /// `restoredAtStart`: their channels open at once, without the follow settle.
     public func restore(onto initial: NodeState) -> NodeState {
         var state = initial
         let limits = initial.settings.limits
@@ -66,6 +67,7 @@ public struct DurableState: Sendable, Equatable {
             initial.peers.count + addedPeers.count <= limits.maxPeers
         else {
             for action in actions { NodeFeature.reduce(action, &state) }
+            FollowFeature.markRestored(&state.follows)
             return state
         }
         for id in removedPeers { NodeFeature.reduce(.removePeer(id: id), &state) }
@@ -74,6 +76,7 @@ public struct DurableState: Sendable, Equatable {
         for (name, follow) in follows { NodeFeature.reduce(.follow(name: name, topic: follow.topic, from: follow.from), &state) }
         state.feeds.reserveCapacity(state.feeds.count + feeds.count)
         for (topic, value) in feeds { NodeFeature.reduce(.set(topic: topic, value: value), &state) }
+        FollowFeature.markRestored(&state.follows)
         return state
     }
 }

@@ -24,7 +24,8 @@ public enum NodeCommand {
           --join ENDPOINT          Join a running cluster through a member's membership endpoint; repeatable.
           --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
           --feed-interval MS       At most one message per feed per interval (default 100).
-          --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50).
+          --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50); the follows
+                                   restored from --data-dir at start open at once.
           --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
                                    Every MS flag takes 0 to 86400000 (a day).
           --log-level LEVEL        debug, info, warning or error (default info).

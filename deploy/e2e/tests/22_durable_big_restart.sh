@@ -4,7 +4,9 @@
 # gives every one back in its state. The first ping waits further for the engine's first
 # reconcile of 100,000 follow channels (bounded at 20 s here), and the restart completes when
 # every follow's channel is live (metrics' live follow channels, bounded at 60 s); both figures
-# are printed. Issue 16's target for that is 2 s: not met yet, so not asserted.
+# are printed, with the node's CPU time by then. Restored follows open without the follow settle.
+# Issue 16's target for "every follow live" is 2 s: the median run on a loaded 2-core machine is
+# about 1.9 s with many runs above, so it is printed, not asserted (a flaky bound is no test).
 
 mapfile -t ports < <(pick_port_block 1 2)
 [ ${#ports[@]} -eq 2 ] || fail "no free ports for the node"
