@@ -11,28 +11,28 @@ import Testing
     @Test func timersFireOnTheReactorInDeadlineOrderAndNotBeforeTheirDeadline() async throws {
         let reactor = Reactor(name: "reactor-timer-test")
         defer { reactor.stop() }
-        let fired = Mutex<[(label: String, onReactor: Bool, early: Bool)]>([])
-        let armedAt = try reactor.sync { () -> ContinuousClock.Instant in
+        let fired = Mutex<[(label: String, onReactor: Bool, late: Duration)]>([])
+        try reactor.sync {
             let start = ContinuousClock.now
             for (label, ms) in [("c", 60), ("a", 20), ("b", 40)] {
                 let deadline = start + .milliseconds(ms)
                 _ = reactor.schedule(at: deadline) {
-                    let entry = (label, reactor.isCurrent, ContinuousClock.now < deadline)
+                    let entry = (label, reactor.isCurrent, deadline.duration(to: .now))
                     fired.withLock { $0.append(entry) }
                 }
             }
-            let cancelled = reactor.schedule(at: start + .milliseconds(30)) { fired.withLock { $0.append(("cancelled", true, false)) } }
+            let cancelled = reactor.schedule(at: start + .milliseconds(30)) { fired.withLock { $0.append(("cancelled", true, .zero)) } }
             reactor.cancelTimer(cancelled)
-            return start
         }
         #expect(await eventually { fired.withLock { $0.count } == 3 }, "the three timers fired")
-        let elapsed = armedAt.duration(to: .now)
         let log = fired.withLock { $0 }
         #expect(log.map(\.label) == ["a", "b", "c"])
-        #expect(log.allSatisfy { $0.onReactor && !$0.early })
+        #expect(log.allSatisfy { $0.onReactor && $0.late >= .zero }, "\(log)")
         // Nothing else wakes this idle reactor: without the timers its poll would wait a whole
-        // second (its idle safety net), so all three firing sooner shows the poll was shortened.
-        #expect(elapsed < .milliseconds(900), "fired after \(elapsed)")
+        // second (its idle safety net) past a deadline, so firing well within it shows the poll
+        // was shortened (measured in the timer itself, not by this test's polling).
+        let latest = log.map(\.late).max() ?? .zero
+        #expect(latest < .milliseconds(900), "a timer fired \(latest) late")
         // Later turns do not fire the cancelled timer either.
         try reactor.sync { }
         #expect(!fired.withLock { $0.contains { $0.label == "cancelled" } })
