@@ -125,7 +125,11 @@ final class MembershipHost: Sendable {
             }
             core.directives.removeAll(keepingCapacity: true)
             stats.record(core.machine.counters)
-            if let deadline = core.machine.nextDeadline, core.armed.map({ deadline < $0 }) ?? true {
+            // A task timer is re-armed only for an earlier deadline (a later one just ticks early,
+            // cheaply); the transport's timer is re-armed on any change, since re-arming it costs
+            // nothing and a probe whose ack came back moves the deadline later (from the ping
+            // timeout to the next period): otherwise one needless wake per period.
+            if let deadline = core.machine.nextDeadline, core.armed.map({ transportArm != nil ? deadline != $0 : deadline < $0 }) ?? true {
                 core.armed = deadline
                 if transportArm != nil {
                     rearm = deadline
