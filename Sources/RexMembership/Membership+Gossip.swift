@@ -17,19 +17,45 @@ extension Membership {
             heardAboutMe(incoming)
             return
         }
-        if !fromTable, incoming.status == .dead, let position = index[incoming.id], records[position].member.status == .alive,
+        var staleDeath = false
+        if !fromTable, incoming.status == .dead, let position = index[incoming.id], records[position].member.status.isActive,
             let heard = records[position].lastHeard, now - heard < scaled(settings.protocolPeriod) * 2
         {
             // We heard from it first-hand within two periods: the notice is likely stale (from the
-            // other side of a partition that just healed). Suspect it instead, so it refutes before
-            // this member cuts it off (its data-plane connection, and what is published meanwhile).
+            // other side of a partition that just healed, whose stalled connections deliver many
+            // copies of it at once). Suspect it instead — or, already suspect, count the notice as
+            // one more suspecter — so it refutes before this member cuts it off (its data-plane
+            // connection, and what is published meanwhile). Lifeguard does the same with a death
+            // notice about a member it can reach.
             incoming.status = .suspect
             suspecter = reporter
+            staleDeath = true
+        }
+        if staleDeath, let position = index[incoming.id] {
+            let before = records[position].suspicion?.suspecters.count ?? 0
+            applyKnown(incoming, at: position, suspectedBy: suspecter, now: now, into: &directives)
+            // Tell the member at once (as a failed probe does): it may not hear the rumour from
+            // us for a few periods, and only its refutation ends the suspicion. At most once per
+            // suspecter counted, so a burst of copies costs a bounded number of messages.
+            if let suspicion = records[position].suspicion, suspicion.suspecters.count > before {
+                let suspect = records[position].member
+                send(
+                    .gossip, to: MembershipDestination(id: suspect.id, address: suspect.address),
+                    first: MemberUpdate(suspect, suspectedBy: suspecter), into: &directives)
+            }
+            return
         }
         guard let position = index[incoming.id] else {
             insert(incoming, suspectedBy: suspecter, now: now, into: &directives)
             return
         }
+        applyKnown(incoming, at: position, suspectedBy: suspecter, now: now, into: &directives)
+    }
+
+    /// `apply` for a member in the table: the precedence rules of ``Membership``.
+    mutating func applyKnown(
+        _ incoming: Member, at position: Int, suspectedBy suspecter: String, now: Duration, into directives: inout [MembershipDirective]
+    ) {
         let current = records[position].member
         switch incoming.status {
         case .alive:

@@ -65,6 +65,31 @@ import Testing
         #expect(!out.contains { if case .statusChanged(let member, _) = $0 { member.id == "b" && member.status == .dead } else { false } })
     }
 
+    /// A healed cut's stalled connections deliver many copies of one stale verdict at once: the
+    /// second copy finds the member suspect (from the first) and must not make it dead either.
+    @Test func repeatedNoticesAboutAMemberHeardFromJustNowKeepItSuspectAndTellIt() {
+        var membership = MembershipTests.machine()
+        membership.receive(MembershipTests.message(from: "b", .ping(sequence: 1)), now: .milliseconds(1000), into: &out)
+        let notice = MemberUpdate(Member(id: "b", address: "addr-b", status: .dead, incarnation: 0))
+        out.removeAll()
+        for copy in 0..<10 {
+            membership.receive(
+                MembershipTests.message(from: copy.isMultiple(of: 2) ? "c" : "d", .gossip, gossip: [notice]),
+                now: .milliseconds(1010 + copy), into: &out)
+        }
+        #expect(membership.member("b")?.status == .suspect)
+        #expect(!out.contains { if case .statusChanged(let member, _) = $0 { member.status == .dead } else { false } })
+        // b is told directly, once per distinct suspecter (c, then d), not once per copy.
+        let toldB = out.filter {
+            if case .send(let message, let destination) = $0 {
+                destination.id == "b" && message.gossip.first?.member.id == "b"
+            } else {
+                false
+            }
+        }
+        #expect(toldB.count == 2)
+    }
+
     @Test func aNoticeAboutAMemberNotHeardFromLatelyIsTaken() {
         var membership = MembershipTests.machine()
         membership.receive(MembershipTests.message(from: "b", .ping(sequence: 1)), now: .milliseconds(1000), into: &out)

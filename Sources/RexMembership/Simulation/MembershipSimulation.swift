@@ -12,12 +12,20 @@ public struct MembershipSimulation {
         /// One-way delay, uniform in this range.
         public var minimumDelay: Duration
         public var maximumDelay: Duration
+        /// Messages from one member to another kept while a partition cuts them, then delivered
+        /// in order at the heal, as a stalled TCP connection's queue resumes (ZeroMQ keeps up to
+        /// its high-water mark per peer); past it they are lost. 0: a cut loses everything.
+        public var heldAcrossPartition: Int
 
-        /// A network; the default is lossless with 1–5 ms of delay.
-        public init(loss: Double = 0, minimumDelay: Duration = .milliseconds(1), maximumDelay: Duration = .milliseconds(5)) {
+        /// A network; the default is lossless with 1–5 ms of delay, and a cut loses what crosses it.
+        public init(
+            loss: Double = 0, minimumDelay: Duration = .milliseconds(1), maximumDelay: Duration = .milliseconds(5),
+            heldAcrossPartition: Int = 0
+        ) {
             self.loss = loss
             self.minimumDelay = minimumDelay
             self.maximumDelay = maximumDelay
+            self.heldAcrossPartition = max(0, heldAcrossPartition)
         }
     }
 
@@ -60,6 +68,9 @@ public struct MembershipSimulation {
     public private(set) var crashed: [Bool] = []
     private var pausedUntil: [Duration] = []
     private var group: [Int] = []
+    /// Messages held across the cut (see `Network.heldAcrossPartition`), oldest first, and their count per (from, to).
+    private var held: [(to: Int, bytes: [UInt8])] = []
+    private var heldPerPair: [Int: Int] = [:]
     private var scheduledWake: [Duration?] = []
     private var ticked: [Bool] = []
     private var queue = EventHeap<Event>()
@@ -126,6 +137,12 @@ public struct MembershipSimulation {
     /// Every member in one group again.
     public mutating func heal() {
         for i in group.indices { group[i] = 0 }
+        // The stalled queues resume: everything held arrives in a burst, in order.
+        for (offset, message) in held.enumerated() {
+            queue.push(.deliver(to: message.to, bytes: message.bytes), at: now + network.minimumDelay + .microseconds(offset))
+        }
+        held.removeAll()
+        heldPerPair.removeAll()
     }
 
     /// `member` joins through the members `seeds`.
@@ -260,6 +277,11 @@ public struct MembershipSimulation {
         guard let target = addressToMember[destination.address] else { return }
         if group[member] != group[target] {
             traffic.cutByPartition += 1
+            let pair = member &* 65_536 &+ target
+            if heldPerPair[pair, default: 0] < network.heldAcrossPartition {
+                heldPerPair[pair, default: 0] += 1
+                held.append((target, bytes))
+            }
             return
         }
         if network.loss > 0, random.chance(network.loss) {

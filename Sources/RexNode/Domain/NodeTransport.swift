@@ -38,4 +38,9 @@ struct NodeTransport: Sendable {
     var membershipStop: @Sendable () -> Void = {}
     /// Drops the membership connection to a member declared dead or left.
     var membershipForget: @Sendable (_ id: String) -> Void = { _ in }
+    /// Arms the membership's one timer (replacing the previous one) to call `fire` after `delay`
+    /// on the thread where the transport runs, with no store cycle. Nil: the host sleeps on the
+    /// store's clock in a task and dispatches `membershipTimer` (an in-memory transport on a
+    /// `TestClock`).
+    var membershipArm: (@Sendable (_ delay: Duration, _ fire: @escaping @Sendable () -> Void) -> Void)? = nil
 }

@@ -58,6 +58,8 @@ final class MembershipSocket {
     private var generation: UInt64 = 0
     private var reader: ReaderToken?
     private var deliver: (([UInt8], String?) -> Void)?
+    /// The machine's one protocol timer, armed on the reactor itself (see `arm(after:_:)`).
+    private var timer: TimerToken?
 
     init(context: ZMQContext, reactor: Reactor, endpoint: String, log: NodeLogger, security: MembershipSecurity?) throws(ZMQError) {
         reactor.checkIsolated()
@@ -118,6 +120,17 @@ final class MembershipSocket {
     }
 
     /// Drops the connection to member `id` (declared dead or left); a later send reconnects.
+    /// Arms the membership machine's timer on the reactor, replacing the one armed before:
+    /// `fire` runs on this thread when `delay` has passed, with no hop through Swift's
+    /// cooperative pool and no store cycle (an idle node ticks about 20 times a second).
+    func arm(after delay: Duration, _ fire: @escaping () -> Void) {
+        if let timer { reactor.cancelTimer(timer) }
+        timer = reactor.schedule(at: .now + max(.zero, delay)) { [weak self] in
+            self?.timer = nil
+            fire()
+        }
+    }
+
     func forget(_ id: String) {
         guard let connection = connected.removeValue(forKey: id) else { return }
         try? socket.disconnect(connection.endpoint)
@@ -186,6 +199,8 @@ final class MembershipSocket {
     }
 
     func close() {
+        if let timer { reactor.cancelTimer(timer) }
+        timer = nil
         if let reader { reactor.removeReader(reader) }
         reader = nil
         deliver = nil

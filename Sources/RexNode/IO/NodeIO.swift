@@ -122,7 +122,8 @@ extension NodeTransport {
             membershipSend: { id, endpoint, bytes in io.value.membership?.send(to: id, endpoint: endpoint, bytes) },
             membershipReceive: { deliver in io.value.membership?.open(deliver) },
             membershipStop: { io.value.membership?.stopDelivering() },
-            membershipForget: { id in io.value.membership?.forget(id) }
+            membershipForget: { id in io.value.membership?.forget(id) },
+            membershipArm: { delay, fire in io.value.membership?.arm(after: delay, fire) }
         )
     }
 }

@@ -6,9 +6,11 @@ public import ZMQ
 
 /// A serial executor backed by one dedicated thread that owns every ZeroMQ socket of a node.
 ///
-/// The loop runs queued jobs and its turn-end hooks, then `zmq_poll`s the registered sockets plus
-/// an `eventfd`. It has no timers of its own: a store on this executor schedules on its injected
-/// clock, and everything timed in a node goes through the store. Other threads hand work over with
+/// The loop runs queued jobs, due timers and its turn-end hooks, then `zmq_poll`s the registered
+/// sockets plus an `eventfd`, for no longer than the next timer's deadline. A store on this
+/// executor schedules on its injected clock; the reactor's own timers (``schedule(at:_:)``) are for
+/// work that already runs on this thread and would otherwise hop through Swift's cooperative pool
+/// and back for every tick (the membership's protocol timer). Other threads hand work over with
 /// `execute` (or Swift concurrency jobs via `enqueue`), which appends to a locked queue and
 /// writes the eventfd only if the loop is (about to be) blocked in poll.
 ///
@@ -133,6 +135,22 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         loop.turnEndHooks.removeAll { $0.id == token.id }
     }
 
+    // MARK: - Thread-only: timers
+
+    /// Calls `body` on the reactor thread once `deadline` (on `ContinuousClock`) has passed, at the
+    /// start of a turn; the poll never waits past the earliest deadline. No thread hop: the
+    /// timer costs one comparison a turn and shortens one poll.
+    public func schedule(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerToken {
+        checkIsolated()
+        return loop.addTimer(at: deadline, body)
+    }
+
+    /// Cancels a timer that has not fired (a fired or unknown token is ignored).
+    public func cancelTimer(_ token: TimerToken) {
+        checkIsolated()
+        loop.timers.removeAll { $0.id == token.id }
+    }
+
     // MARK: - Loop
 
     private static func setOSThreadName(_ name: String) {
@@ -173,6 +191,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
             }
             if exiting { return }
             for job in batch { job() }
+            loop.fireDueTimers()
             for hook in loop.turnEndHooks { hook.body() }
             if !batch.isEmpty || stopping.load(ordering: .sequentiallyConsistent) { continue }
 
@@ -181,7 +200,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
                 polling.store(false, ordering: .sequentiallyConsistent)
                 continue
             }
-            loop.poll(wake: wake, timeout: LoopState.idleWake)
+            loop.poll(wake: wake, timeout: loop.pollTimeout())
             polling.store(false, ordering: .sequentiallyConsistent)
         }
     }
@@ -191,6 +210,11 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
 
 /// Identifies a registered reader.
 public struct ReaderToken: Hashable, Sendable {
+    let id: UInt64
+}
+
+/// Identifies a reactor timer.
+public struct TimerToken: Hashable, Sendable {
     let id: UInt64
 }
 
@@ -218,6 +242,37 @@ private final class LoopState {
     var wakeToken: ZMQPoller.Token?
     var readerTokens: [(UInt64, ZMQPoller.Token)] = []
     var turnEndHooks: [(id: UInt64, body: () -> Void)] = []
+    /// Pending timers, unordered: a node arms one or two, so a scan beats a heap.
+    var timers: [(id: UInt64, deadline: ContinuousClock.Instant, body: () -> Void)] = []
+    private var due: [() -> Void] = []
+
+    func addTimer(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerToken {
+        nextID += 1
+        timers.append((nextID, deadline, body))
+        return TimerToken(id: nextID)
+    }
+
+    /// Runs (and removes) every timer whose deadline has passed; a body may add or cancel timers.
+    func fireDueTimers() {
+        guard !timers.isEmpty else { return }
+        let now = ContinuousClock.now
+        guard timers.contains(where: { $0.deadline <= now }) else { return }
+        due.removeAll(keepingCapacity: true)
+        timers.removeAll { timer in
+            guard timer.deadline <= now else { return false }
+            due.append(timer.body)
+            return true
+        }
+        for body in due { body() }
+        due.removeAll(keepingCapacity: true)
+    }
+
+    /// Until the earliest timer (zero if one is due), at most `idleWake`.
+    func pollTimeout() -> Duration {
+        guard let earliest = timers.lazy.map(\.deadline).min() else { return Self.idleWake }
+        let now = ContinuousClock.now
+        return earliest <= now ? .zero : min(Self.idleWake, now.duration(to: earliest))
+    }
 
     func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
         nextID += 1

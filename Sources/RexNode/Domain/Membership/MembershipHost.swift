@@ -11,10 +11,14 @@ enum MembershipEvent: Sendable {
 /// Runs one `Membership` machine for the node's membership channel: feeds it the channel's
 /// events with the time on the store's clock, carries out its directives (sends through
 /// `NodeTransport`, status changes as `NodeAction.memberChanged`) and keeps one timer armed at
-/// its `nextDeadline`.
+/// its `nextDeadline` — on the transport's own thread when it offers a timer
+/// (`NodeTransport.membershipArm`: the reactor in a running node, so a tick costs no thread hop
+/// and no store cycle), else as a task sleeping on the store's clock that dispatches
+/// `membershipTimer` (tests on a `TestClock`).
 ///
-/// Events arrive on the store's executor (the timer, through the channel's handler) and from the
-/// transport's receive (the reactor thread in a running node: the same); the machine sits behind
+/// Events arrive on the store's executor (start, leave, and the task timer through the channel's
+/// handler) and from the transport (messages and its timer: the reactor thread in a running
+/// node, which is the store's executor too); the machine sits behind
 /// a mutex so the type is plainly `Sendable`, uncontended and held only while the machine runs
 /// and its sends are encoded — the transport and `dispatch` are called after it is released.
 final class MembershipHost: Sendable {
@@ -97,6 +101,8 @@ final class MembershipHost: Sendable {
     private func run(timerFired: Bool = false, _ event: (inout Membership, Duration, inout [MembershipDirective]) -> Void) {
         let now = env.elapsed()
         var replaced: Task<Void, Never>?
+        var rearm: Duration?
+        let transportArm = env.transport.membershipArm
         let steps = core.withLock { core -> [Step] in
             guard !core.stopped else { return [] }
             if timerFired {
@@ -121,14 +127,26 @@ final class MembershipHost: Sendable {
             }
             core.directives.removeAll(keepingCapacity: true)
             stats.record(core.machine.counters)
-            if let deadline = core.machine.nextDeadline, core.armed.map({ deadline < $0 }) ?? true {
-                replaced = core.timer
+            // A task timer is re-armed only for an earlier deadline (a later one just ticks early,
+            // cheaply); the transport's timer is re-armed on any change, since re-arming it costs
+            // nothing and a probe whose ack came back moves the deadline later (from the ping
+            // timeout to the next period): otherwise one needless wake per period.
+            if let deadline = core.machine.nextDeadline, core.armed.map({ transportArm != nil ? deadline != $0 : deadline < $0 }) ?? true {
                 core.armed = deadline
-                core.timer = arm(at: deadline)
+                if transportArm != nil {
+                    rearm = deadline
+                } else {
+                    replaced = core.timer
+                    core.timer = arm(at: deadline)
+                }
             }
             return steps
         }
         replaced?.cancel()
+        if let rearm, let transportArm {
+            // Outside the lock, like the sends: the transport's timer fires on its own thread.
+            transportArm(rearm > now ? rearm - now : .zero) { [weak self] in self?.handle(.timer) }
+        }
         for step in steps {
             switch step {
             case .send(let id, let endpoint, let bytes):

@@ -9,15 +9,27 @@
 # follow the messages lost are exactly the gaps it counted (a follower counts the sequences it
 # skipped), and followers on the publisher's own side lose nothing.
 #
-# Bounds: gone is 5 missed heartbeats (500 ms) plus the watcher's 50 ms rounds and a busy 2-core
-# machine. Healing waits on TCP: the nodes set no ZMTP heartbeat or keepalive, so a connection
+# Bounds: with heartbeats, gone is 5 missed heartbeats (500 ms) plus the watcher's 50 ms rounds
+# and a busy 2-core machine: 2,000 ms. With SWIM (the default) it follows from the membership's
+# settings (RexMembership's MembershipSettings, 100 ms period, 5 members): each far member is
+# first probed by a near one within a round of the N − 1 = 4 others plus the probe's own period
+# (5 periods, 500 ms), and then stays suspect for the suspicion timeout. Its floor is
+# 4 × max(1, log10 5) = 4 periods (400 ms); a lone suspicion starts at 6 × the floor (2,400 ms)
+# and falls to the floor only with 2 independent confirmations, which a 2-member side cannot
+# give (one confirmation: 1,138 ms, if the other near member's probe comes in time). So gone ≤
+# 500 + 2,400 + the watcher's round and 50 ms of slack = 3,000 ms (measured before: 2,055 ms
+# and 2,058 ms against the heartbeats' 2,000). Healing waits on TCP: the nodes set no ZMTP heartbeat or keepalive, so a connection
 # across the cut is not dropped but stalls, and resumes at its next retransmission, which backs
 # off exponentially while the cut lasts (200 ms at least, then doubling): it comes up to about
 # the cut's length again after the heal (seen: 3.4–3.7 s after a 3 s cut for membership, up to
 # 6.1 s for every follow to have the last message). So heal ≤ 2 × cut + 2 s, converge ≤ 2 × cut
 # + 4 s.
 
-DETECT_BOUND_MS=${DETECT_BOUND_MS:-2000}
+if [ "${REX_MEMBERSHIP:-swim}" = heartbeat ]; then
+    DETECT_BOUND_MS=${DETECT_BOUND_MS:-2000}
+else
+    DETECT_BOUND_MS=${DETECT_BOUND_MS:-$((5 * 100 + 6 * 400 + 100))}
+fi
 CUT_SECONDS=${CUT_SECONDS:-3}
 HEAL_BOUND_MS=${HEAL_BOUND_MS:-$((CUT_SECONDS * 2000 + 2000))}
 CONVERGE_BOUND_MS=${CONVERGE_BOUND_MS:-$((CUT_SECONDS * 2000 + 4000))}
