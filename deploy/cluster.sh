@@ -30,7 +30,9 @@
 # Timeouts: REX_UP_TIMEOUT (seconds; default 20 plus one per node of the cluster: 120 s at
 # N = 100, where a loaded 2-core machine takes about a minute), REX_STOP_GRACE (seconds, default 5).
 # A large cluster's readiness is polled less often (at most once a second) and each node is given
-# longer to answer (up to 5 s): every poll asks each node for its state, CURVE handshake included.
+# longer to answer (up to 5 s): every poll asks each node, under SWIM for its /metrics (members by
+# status), under heartbeats for its state (CURVE handshake included). REX_UP_WAVE (default 50):
+# under SWIM, up starts more nodes than that in waves of that many (see start_cluster).
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -316,14 +318,14 @@ readiness_lines() {
     fi
 }
 
-# Waits until every given node runs, answers (ping, or /metrics under SWIM) and is seen alive by the others, for up to
-# TIMEOUT seconds (wait_ready TIMEOUT ID…). Each poll asks every node of the cluster (see
-# readiness_lines: its /metrics under SWIM, its state under heartbeats): polls are 100 ms apart for
-# up to 10 nodes and 10 ms per node beyond, at most 1 s; each node has 500 ms to answer, 20 ms per
-# node beyond 25, at most 5 s — so the check does not take from the nodes the time they need to
-# come up. A progress line every 10 s. On a
-# node that exits, or at the deadline, says which nodes are not ready and why (down: the error;
-# joining: which peers do not yet see it alive), shows a few log tails and fails.
+# Waits until every given node runs, answers (ping, or /metrics under SWIM) and is seen alive by
+# the others, for up to TIMEOUT seconds (wait_ready TIMEOUT ID…). Each poll asks every node of the
+# cluster (see readiness_lines: its /metrics under SWIM, its state under heartbeats): polls are
+# 100 ms apart for up to 10 nodes and 10 ms per node beyond, at most 1 s; each node has 500 ms to
+# answer, 20 ms per node beyond 25, at most 5 s — so the check does not take from the nodes the
+# time they need to come up. A progress line every 10 s. On a node that exits, or at the
+# deadline, says which nodes are not ready and why (down: the error; joining: which peers do not
+# yet see it alive), shows a few log tails and fails.
 wait_ready() {
     local timeout=$1 id state detail now started deadline next_progress poll_ms request_ms
     shift
