@@ -30,7 +30,9 @@
 # Timeouts: REX_UP_TIMEOUT (seconds; default 20 plus one per node of the cluster: 120 s at
 # N = 100, where a loaded 2-core machine takes about a minute), REX_STOP_GRACE (seconds, default 5).
 # A large cluster's readiness is polled less often (at most once a second) and each node is given
-# longer to answer (up to 5 s): every poll asks each node for its state, CURVE handshake included.
+# longer to answer (up to 5 s): every poll asks each node, under SWIM for its /metrics (members by
+# status), under heartbeats for its state (CURVE handshake included). REX_UP_WAVE (default 50):
+# under SWIM, up starts more nodes than that in waves of that many (see start_cluster).
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -247,13 +249,83 @@ brief_list() {
     [ $# -le "$limit" ] || printf ' (+%d more)' $(($# - limit))
 }
 
-# Waits until every given node runs, answers ping and is seen alive by the others, for up to
-# TIMEOUT seconds (wait_ready TIMEOUT ID…). Each poll (`rexctl nodes`) asks every node of the
-# cluster for its state: polls are 100 ms apart for up to 10 nodes and 10 ms per node beyond, at
-# most 1 s; each node has 500 ms to answer, 20 ms per node beyond 25, at most 5 s — so the check
-# does not take from the nodes the time they need to come up. A progress line every 10 s. On a
-# node that exits, or at the deadline, says which nodes are not ready and why (down: the error;
-# joining: which peers do not yet see it alive), shows a few log tails and fails.
+# membership_readiness TIMEOUT_MS ID…: "ID ready|joining|down DETAIL" for each given node of a
+# SWIM cluster, from every running node's /metrics (its count of members by status), one small
+# HTTP request a node, 32 at a time: O(N) requests of O(1) size, where `rexctl nodes` asks each
+# node for its whole state (every peer: O(N) each, O(N²) a poll; at N = 200 a poll took longer
+# than the nodes had to answer). With R nodes running, a node is ready when it answers, sees
+# R − 1 members alive, and every other running node does too: with no strangers in the tables
+# (a secured cluster admits none; cluster.sh adds none) that is "seen alive by every other".
+membership_readiness() {
+    py - "$CLUSTER_FILE" "$PID_DIR" "$1" "${@:2}" <<'PY'
+import concurrent.futures, json, os, re, sys, urllib.request
+cluster_file, pid_dir, timeout_ms, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+nodes = json.load(open(cluster_file))["nodes"]
+def running(node):
+    try:
+        pid = open(os.path.join(pid_dir, node["id"] + ".pid")).read().strip()
+        cmdline = open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, ValueError):
+        return False
+    return ("rexnode --cluster %s --id %s " % (cluster_file, node["id"])) in cmdline
+line = re.compile(r'^rexnode_members\{status="(alive|suspect|dead|left)"\} (\d+)$', re.M)
+def members(node):
+    endpoint = (node.get("metrics") or "").replace("tcp://", "http://", 1)
+    try:
+        with urllib.request.urlopen(endpoint + "/metrics", timeout=timeout_ms / 1000) as reply:
+            text = reply.read(1 << 20).decode(errors="replace")
+    except Exception as error:
+        return None, " ".join(str(error).split())[:200] or "no answer"
+    counts = {status: int(count) for status, count in line.findall(text)}
+    return (counts, "") if "alive" in counts else (None, "no membership counts in /metrics")
+live = [node for node in nodes if running(node)]
+with concurrent.futures.ThreadPoolExecutor(max_workers=32) as pool:
+    answers = dict(zip((node["id"] for node in live), pool.map(members, live)))
+expected = len(live) - 1
+short = sorted((id for id, (counts, _) in answers.items() if counts and counts["alive"] != expected),
+               key=lambda id: (len(id), id))
+silent = sorted((id for id, (counts, _) in answers.items() if counts is None), key=lambda id: (len(id), id))
+def names(ids):
+    return " ".join(ids[:4]) + (" (+%d)" % (len(ids) - 4) if len(ids) > 4 else "")
+for id in wanted:
+    if id not in answers:
+        print(id, "down", "not running")
+        continue
+    counts, error = answers[id]
+    if counts is None:
+        print(id, "down", error)
+    elif counts["alive"] != expected:
+        print(id, "joining", "sees %d of %d alive (%s)" % (counts["alive"], expected,
+              ", ".join("%d %s" % (counts.get(s, 0), s) for s in ("suspect", "dead", "left"))))
+    elif short or silent:
+        print(id, "joining", "; ".join(part for part in (
+            "%s see fewer than %d alive" % (names(short), expected) if short else "",
+            "%s do not answer" % names(silent) if silent else "") if part))
+    else:
+        print(id, "ready", "")
+PY
+}
+
+# readiness_lines TIMEOUT_MS ID…: the readiness of the given nodes, one line each (see wait_ready):
+# from /metrics on a SWIM cluster whose nodes all serve it, else from `rexctl nodes`.
+readiness_lines() {
+    local timeout_ms=$1
+    shift
+    if [ ${#MEMBERSHIP[@]} -gt 0 ] && [ "${#METRICS[@]}" -eq "${#IDS[@]}" ]; then
+        membership_readiness "$timeout_ms" "$@"
+    else
+        rexctl -o json nodes --timeout "${timeout_ms}ms" 2>/dev/null | readiness_detail
+    fi
+}
+
+# Waits until every given node runs, answers (ping, or /metrics under SWIM) and is seen alive by
+# the others, for up to TIMEOUT seconds (wait_ready TIMEOUT ID…). Each poll asks every node of the
+# cluster (see readiness_lines: its /metrics under SWIM, its state under heartbeats): polls are
+# 100 ms apart for up to 10 nodes and 10 ms per node beyond, at most 1 s; each node has 500 ms to
+# answer, 20 ms per node beyond 25, at most 5 s — so the check does not take from the nodes the
+# time they need to come up. A progress line every 10 s. On a node that exits, or at the
+# deadline, says which nodes are not ready and why (down: the error; joining: which peers do not
+# yet see it alive), shows a few log tails and fails.
 wait_ready() {
     local timeout=$1 id state detail now started deadline next_progress poll_ms request_ms
     shift
@@ -276,7 +348,7 @@ wait_ready() {
         states=() details=()
         while read -r id state detail; do
             states[$id]=$state details[$id]=$detail
-        done < <(rexctl -o json nodes --timeout "${request_ms}ms" 2>/dev/null | readiness_detail)
+        done < <(readiness_lines "$request_ms" "${ids[@]}")
         pending=()
         for id in "${ids[@]}"; do [ "${states[$id]:-down}" = ready ] || pending+=("$id"); done
         [ ${#pending[@]} -eq 0 ] && return 0
@@ -295,6 +367,58 @@ wait_ready() {
         fi
         sleep "$((poll_ms / 1000)).$(printf '%03d' $((poll_ms % 1000)))"
     done
+}
+
+# start_cluster COUNT SECURED: starts every node of the cluster file and waits until all are ready
+# (REX_UP_TIMEOUT in all). Under SWIM, more than REX_UP_WAVE nodes (default 50) start in waves of
+# that many, each wave once the nodes before it are ready: starting 200 processes at once on two
+# cores kept the load past 300 for minutes, and members that could not run in time suspected each
+# other. A plain cluster's waves each start from the cluster file as far as their own nodes, so
+# no running node waits for members that are not there yet; the running ones learn each new node
+# first-hand (its probes) and by gossip, as for `add`, and the file is whole again at the end. A
+# secured cluster's nodes all start from the whole file (a node admits only the keys it started
+# with): the first waves declare the nodes not yet started dead, and each refutes when it starts.
+start_cluster() {
+    local count=$1 secured=$2 wave=${REX_UP_WAVE:-50} first last begun deadline remaining full all=("${IDS[@]}")
+    [[ "$wave" =~ ^[1-9][0-9]{0,3}$ ]] || fatal "REX_UP_WAVE takes a node count (got '$wave')"
+    if [ ${#MEMBERSHIP[@]} -eq 0 ] || [ "$count" -le "$wave" ]; then
+        for id in "${all[@]}"; do start_node "$id"; done
+        wait_ready "$(up_timeout "$count")" "${all[@]}"
+        return
+    fi
+    full="$STATE_DIR/cluster.full.json"
+    cp "$CLUSTER_FILE" "$full"
+    begun=$(now_ms)
+    deadline=$((begun + $(up_timeout "$count") * 1000))
+    for ((first = 0; first < count; first += wave)); do
+        last=$((first + wave < count ? first + wave : count))
+        [ "$secured" = 1 ] || write_cluster_prefix "$full" "$last"
+        for id in "${all[@]:first:last-first}"; do start_node "$id"; done
+        remaining=$(((deadline - $(now_ms)) / 1000))
+        ((remaining > 0)) || remaining=1
+        if ! wait_ready "$remaining" "${all[@]:0:last}"; then
+            mv "$full" "$CLUSTER_FILE"
+            load_cluster
+            return 1
+        fi
+        [ "$last" -ge "$count" ] || info "$last of $count nodes ready after $((($(now_ms) - begun) / 1000)) s; starting the next wave"
+    done
+    mv "$full" "$CLUSTER_FILE"
+    load_cluster
+}
+
+# write_cluster_prefix FULL K: the cluster file with the first K nodes of FULL (replaced at once:
+# a node starting meanwhile reads one or the other).
+write_cluster_prefix() {
+    py -c '
+import json, os, sys
+full, count, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+nodes = json.load(open(full))["nodes"][:count]
+with open(path + ".tmp", "w") as f:
+    f.write("{\"nodes\": [\n" + ",\n".join("  " + json.dumps(n) for n in nodes) + "\n]}\n")
+os.replace(path + ".tmp", path)
+' "$1" "$2" "$CLUSTER_FILE"
+    load_cluster
 }
 
 summary() {
@@ -376,8 +500,7 @@ cmd_up() {
 
         log "starting $count nodes, $([ "$secured" = 1 ] && echo "secured (CURVE, keys in ${KEY_DIR#"$PWD"/})" || echo "INSECURE (no CURVE)")${args[*]:+ (${args[*]})}"
         started=$(now_ms)
-        for id in "${IDS[@]}"; do start_node "$id"; done
-        wait_ready "$(up_timeout "$count")" "${IDS[@]}" && break
+        start_cluster "$count" "$secured" && break
         cmd_down
         # Another process may have bound one of the ports between the check and the bind.
         if [ "$attempt" -lt 3 ] && grep -qs 'EADDRINUSE' "$LOG_DIR"/*.log; then

@@ -9,11 +9,14 @@ import Glibc
 //
 //   swift run -c release membench           N = 10, 100, 200, 500; 5 seeds each
 //   swift run -c release membench --quick   1 seed each
-//   options: --seeds K, --sizes 10,100,…, --loss 0.05 (message loss for every scenario)
+//   options: --seeds K, --sizes 10,100,…, --loss 0.05 (message loss for every scenario),
+//            --period MS (the protocol period, default 100; the ping timeout stays 40 % of it):
+//            a member's messages, and so its idle cost, go as 1 / period, detection as the period
 
 var seeds = 5
 var sizes = [10, 100, 200, 500]
 var loss = 0.0
+var periodMilliseconds = 100
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -29,6 +32,10 @@ while !arguments.isEmpty {
         else { usage() }
         sizes = list
         arguments.removeFirst()
+    case "--period":
+        guard let value = arguments.first.flatMap({ Int($0) }), value >= 10, value <= 10_000 else { usage() }
+        periodMilliseconds = value
+        arguments.removeFirst()
     case "--loss":
         guard let value = arguments.first.flatMap({ Double($0) }), value >= 0, value < 0.5 else { usage() }
         loss = value
@@ -38,12 +45,19 @@ while !arguments.isEmpty {
 }
 
 func usage() -> Never {
-    print("usage: membench [--quick] [--seeds K (1…100)] [--sizes 10,100,… (3…2000)] [--loss 0…0.5]")
+    print("usage: membench [--quick] [--seeds K (1…100)] [--sizes 10,100,… (3…2000)] [--loss 0…0.5] [--period MS (10…10000)]")
     exit(64)
 }
 
-let settings = MembershipSettings()
-let period = settings.protocolPeriod
+/// The settings every scenario runs with: the defaults, at the period asked for.
+let benchSettings: MembershipSettings = {
+    var settings = MembershipSettings()
+    let defaults = MembershipSettings()
+    settings.protocolPeriod = .milliseconds(periodMilliseconds)
+    settings.pingTimeout = defaults.pingTimeout * (Double(periodMilliseconds) / Double(defaults.protocolPeriod.milliseconds))
+    return settings
+}()
+let period = benchSettings.protocolPeriod
 print(
     "membench: SWIM membership, simulated network (1–5 ms one-way delay, \(percent(loss)) loss), protocol period \(period.milliseconds) ms, \(seeds) seed(s) per size"
 )
@@ -106,7 +120,9 @@ for rate in [0.05, 0.10] {
 }
 var pauseDeaths = 0
 for seed in 0..<seeds { pauseDeaths += Scenario.pause(size: 100, loss: loss, seed: UInt64(seed) &+ 41) }
-print("  a member paused 400 ms (suspicion floor 0.8 s): \(pauseDeaths) false deaths")
+// The floor at N = 100: suspicionMultiplier × log10(100) periods.
+let floorAtHundred = benchSettings.protocolPeriod * (benchSettings.suspicionMultiplier * 2)
+print("  a member paused 400 ms (suspicion floor \(seconds(floorAtHundred.seconds))): \(pauseDeaths) false deaths")
 var merges: [Double] = []
 for seed in 0..<seeds { merges.append(Scenario.partition(size: 100, loss: loss, seed: UInt64(seed) &+ 51)) }
 print(
@@ -146,7 +162,7 @@ enum Scenario {
 
     /// Seconds from a kill to every member seeing the member dead.
     static func detection(size: Int, loss: Double, seed: UInt64) -> Double {
-        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size, settings: benchSettings, network: network(loss), seed: seed)
         simulation.run(until: .seconds(3))
         let victim = size / 2
         simulation.crash(victim)
@@ -157,7 +173,7 @@ enum Scenario {
 
     /// Periods from a leave (told to one member) to every member seeing it.
     static func leave(size: Int, loss: Double, seed: UInt64) -> Double {
-        var settings = MembershipSettings()
+        var settings = benchSettings
         settings.leaveFanout = 1
         var simulation = MembershipSimulation(count: size, settings: settings, network: network(loss), seed: seed)
         simulation.run(until: .seconds(1))
@@ -172,7 +188,7 @@ enum Scenario {
 
     /// Periods from a seed learning of a new member to every member knowing it.
     static func spread(size: Int, loss: Double, seed: UInt64) -> Double {
-        var simulation = MembershipSimulation(count: size - 1, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size - 1, settings: benchSettings, network: network(loss), seed: seed)
         simulation.run(until: .seconds(1))
         let newcomer = simulation.addMember()
         simulation.join(newcomer, seeds: [0])
@@ -182,12 +198,12 @@ enum Scenario {
         let start = simulation.now
         guard let seen = simulation.run(for: .seconds(20), step: .milliseconds(5), until: { $0.everyone(sees: newcomer, as: [.alive]) })
         else { return .infinity }
-        return (seen - start) / MembershipSettings().protocolPeriod
+        return (seen - start) / benchSettings.protocolPeriod
     }
 
     /// Suspicions, refutations and deaths of running members under message loss.
     static func lossy(size: Int, loss: Double, seed: UInt64) -> (suspicions: Int, refutations: Int, falseDeaths: Int) {
-        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size, settings: benchSettings, network: network(loss), seed: seed)
         let log = StatusLog(&simulation)
         simulation.run(until: .seconds(30))
         let refutations = simulation.members.reduce(0) { $0 + $1.counters.suspicionsRefuted }
@@ -196,7 +212,7 @@ enum Scenario {
 
     /// Deaths declared while one member is paused for 400 ms and after.
     static func pause(size: Int, loss: Double, seed: UInt64) -> Int {
-        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size, settings: benchSettings, network: network(loss), seed: seed)
         let log = StatusLog(&simulation)
         simulation.run(until: .seconds(2))
         simulation.pause(size / 4, for: .milliseconds(400))
@@ -206,7 +222,7 @@ enum Scenario {
 
     /// Seconds from healing a long half/half partition to everyone alive in every view.
     static func partition(size: Int, loss: Double, seed: UInt64) -> Double {
-        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size, settings: benchSettings, network: network(loss), seed: seed)
         simulation.run(until: .seconds(1))
         simulation.partition((0..<size).map { $0 % 2 })
         simulation.run(until: .seconds(9))
@@ -224,7 +240,7 @@ enum Scenario {
 
     /// Seconds from `join` to the newcomer seeing every member alive, and to every member seeing it.
     static func join(size: Int, loss: Double, seed: UInt64) -> (sees: Double, seen: Double) {
-        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size, settings: benchSettings, network: network(loss), seed: seed)
         simulation.run(until: .seconds(1))
         let newcomer = simulation.addMember()
         let start = simulation.now
@@ -238,7 +254,7 @@ enum Scenario {
 
     /// Seconds until a cluster made of one seed and `size - 1` simultaneous joiners converges.
     static func joinStorm(size: Int, loss: Double, seed: UInt64) -> Double {
-        var simulation = MembershipSimulation(count: 1, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: 1, settings: benchSettings, network: network(loss), seed: seed)
         simulation.run(until: .milliseconds(100))
         for _ in 1..<size { simulation.join(simulation.addMember(), seeds: [0]) }
         let start = simulation.now
@@ -256,10 +272,10 @@ enum Scenario {
     /// period a tick that sends a probe, the target's ack, a peer's ping and its answer, all
     /// through the wire encoding. Returns real nanoseconds per period.
     static func alone(size: Int, periods: Int) -> Double {
-        guard var machine = Membership(id: "m0", address: "sim://m0", seed: 1) else { return .nan }
+        guard var machine = Membership(id: "m0", address: "sim://m0", settings: benchSettings, seed: 1) else { return .nan }
         var out: [MembershipDirective] = []
         for peer in 1..<size { machine.add("m\(peer)", address: "sim://m\(peer)", now: .zero, into: &out) }
-        let period = MembershipSettings().protocolPeriod
+        let period = benchSettings.protocolPeriod
         var random = MembershipRandom(seed: 2)
         var bytes: [UInt8] = []
         var encoded = 0
@@ -295,13 +311,13 @@ enum Scenario {
 
     /// Messages, bytes and machine time in steady state with nobody failing.
     static func idleCost(size: Int, loss: Double, seed: UInt64) -> IdleCost {
-        var simulation = MembershipSimulation(count: size, network: network(loss), seed: seed)
+        var simulation = MembershipSimulation(count: size, settings: benchSettings, network: network(loss), seed: seed)
         simulation.run(until: .seconds(2))
         let before = simulation.traffic
         simulation.measuresMachineTime = true
         let span = Duration.seconds(20)
         simulation.run(until: simulation.now + span)
-        let periods = span / MembershipSettings().protocolPeriod
+        let periods = span / benchSettings.protocolPeriod
         return IdleCost(
             messages: Double(simulation.traffic.messages - before.messages),
             bytes: Double(simulation.traffic.bytes - before.bytes),
