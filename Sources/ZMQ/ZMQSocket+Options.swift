@@ -48,6 +48,16 @@ extension ZMQSocket {
         try unsubscribe(Array(prefix.utf8))
     }
 
+    /// Adds a subscription to the bytes of `prefix` read in place (no array to build per call).
+    public func subscribe(bytes prefix: UnsafeRawBufferPointer) throws(ZMQError) {
+        try setRawBytes(ZMQ_SUBSCRIBE, prefix, label: "subscribe")
+    }
+
+    /// Removes one earlier subscription to the bytes of `prefix`, read in place.
+    public func unsubscribe(bytes prefix: UnsafeRawBufferPointer) throws(ZMQError) {
+        try setRawBytes(ZMQ_UNSUBSCRIBE, prefix, label: "unsubscribe")
+    }
+
     /// The identity this socket announces to a ROUTER peer (`ZMQ_ROUTING_ID`, 1–255 bytes);
     /// set before connect.
     public func setRoutingID(_ id: [UInt8]) throws(ZMQError) {
@@ -86,6 +96,13 @@ extension ZMQSocket {
             zmq_getsockopt(handle, name, &value, &size)
         }
         return value
+    }
+
+    private func setRawBytes(_ name: Int32, _ bytes: UnsafeRawBufferPointer, label: String) throws(ZMQError) {
+        let handle = try liveHandle(label)
+        _ = try ZMQCall.check("zmq_setsockopt", operation: "\(label) on \(kind) socket") {
+            zmq_setsockopt(handle, name, bytes.baseAddress, bytes.count)
+        }
     }
 
     private func setBytes(_ name: Int32, _ bytes: [UInt8], label: String) throws(ZMQError) {

@@ -109,26 +109,32 @@ final class NodeSubscriber {
     /// `snapshot`, asks every peer (and every peer that connects later) for its retained values
     /// of `pattern`, which arrive for this route alone.
     func addRoute(_ pattern: TopicPattern, snapshot: Bool, _ deliver: @escaping ([Received]) -> Void) -> RouteID {
-        let (id, directives) = table.add(pattern, snapshot: snapshot, target: RouteTarget(deliver))
-        apply(directives)
-        return id
+        let shared = self.shared
+        let log = self.log
+        return table.add(pattern, snapshot: snapshot, target: RouteTarget(deliver)) { kind, bytes in
+            Self.apply(kind, bytes, on: shared, log)
+        }
     }
 
     /// Removes a route; unsubscribes when it was the last one for its pattern.
     func removeRoute(_ id: RouteID) {
-        apply(table.remove(id))
+        let shared = self.shared
+        let log = self.log
+        table.remove(id) { kind, bytes in Self.apply(kind, bytes, on: shared, log) }
     }
 
-    private func apply(_ directives: [SubscriptionTable<RouteTarget>.Directive]) {
-        for directive in directives {
-            do {
-                switch directive {
-                case .subscribe(let bytes): try shared.subscribe(bytes)
-                case .unsubscribe(let bytes): try shared.unsubscribe(bytes)
-                }
-            } catch {
-                log.error("subscription_failed", ["error": "\(error)"])
+    /// Carries out one of the table's directives on the shared socket (the bytes straight from
+    /// the table's buffer: no array per directive).
+    private static func apply(
+        _ kind: SubscriptionTable<RouteTarget>.DirectiveKind, _ bytes: UnsafeRawBufferPointer, on socket: ZMQSocket, _ log: NodeLogger
+    ) {
+        do {
+            switch kind {
+            case .subscribe: try socket.subscribe(bytes: bytes)
+            case .unsubscribe: try socket.unsubscribe(bytes: bytes)
             }
+        } catch {
+            log.error("subscription_failed", ["error": "\(error)"])
         }
     }
 
