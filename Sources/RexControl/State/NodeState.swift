@@ -15,6 +15,9 @@ public struct NodeState: Codable, Sendable, Equatable {
     public var refused: Int = 0
     /// Change stamps for the node's memoised supervise (not data: not encoded, never unequal).
     public var revisions = SuperviseRevisions()
+    /// The follows by their `from` peer, kept by the node's reducer (derived: not encoded, never
+    /// unequal).
+    public var followsByPeer = FollowsByPeer()
 
     public init(id: String, settings: NodeSettings = NodeSettings(), peers: [String: Peer] = [:]) {
         self.id = id
@@ -22,7 +25,8 @@ public struct NodeState: Codable, Sendable, Equatable {
         self.peers = peers
     }
 
-    /// Every stored property but `revisions`: a new field must be listed here to be encoded.
+    /// Every stored property but the derived `revisions` and `followsByPeer`: a new field must be
+    /// listed here to be encoded.
     enum CodingKeys: String, CodingKey {
         case id, settings, feeds, follows, peers, nowMs, refused
     }

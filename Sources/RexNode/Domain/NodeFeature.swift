@@ -75,6 +75,7 @@ public enum NodeFeature {
             state.revisions.followChanges.record(name)
             let endpoint = from.flatMap { state.peers[$0]?.reachableEndpoint }
             if var follow = state.follows[name] {
+                state.followsByPeer.move(name, from: follow.from, to: from)
                 if follow.topic != topic || follow.from != from {
                     // A new subscription: sequences (and so gaps) count within one subscription.
                     follow.senders = [:]
@@ -90,9 +91,11 @@ public enum NodeFeature {
                 state.refused += 1
             } else {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
+                state.followsByPeer.move(name, from: nil, to: from)
             }
         case .unfollow(let name):
-            if state.follows.removeValue(forKey: name) != nil {
+            if let follow = state.follows.removeValue(forKey: name) {
+                state.followsByPeer.remove(name, from: follow.from)
                 state.revisions.follows &+= 1
                 state.revisions.followChanges.record(name)
             }
@@ -151,9 +154,11 @@ public enum NodeFeature {
         resolveEndpoints(of: id, in: &state)
     }
 
+    /// Re-resolves the follows `from` `peer` (found through `followsByPeer`: O(its follows), not
+    /// O(every follow)).
     private static func resolveEndpoints(of peer: String, in state: inout NodeState) {
-        for name in state.follows.keys where state.follows[name]!.from == peer {
-            let endpoint = state.peers[peer]?.reachableEndpoint
+        let endpoint = state.peers[peer]?.reachableEndpoint
+        for name in state.followsByPeer[peer] where state.follows[name] != nil {
             if state.follows[name]!.endpoint != endpoint {
                 state.follows[name]!.endpoint = endpoint
                 state.follows[name]!.restoredAtStart = false
