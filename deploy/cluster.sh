@@ -19,10 +19,10 @@
 # keys/viewer.key (viewer) for rexctl, each made once by `rexctl keygen` and kept (mode 0600);
 # every node's public key in cluster.json, the operators in operators.json. --insecure runs plain
 # (every node says so when it starts).
-# Membership: every node gets a membership endpoint in cluster.json and runs the SWIM membership
-# (probes, suspicion, gossip: idle cost flat in N). REX_MEMBERSHIP=heartbeat (the old path, for
-# same-run comparisons with an older rexnode) writes none, and the nodes exchange all-to-all
-# heartbeats.
+# Membership: every node gets a membership endpoint in cluster.json and runs the SWIM membership,
+# rexnode's only one (probes, suspicion, gossip: idle cost flat in N). REX_MEMBERSHIP=heartbeat
+# writes none, for deploy/bench/membership.sh's same-run comparison only: it needs REX_BIN_DIR with
+# an older rexnode that still has the all-to-all heartbeats.
 # add: under SWIM only (nodes learn the new one by gossip), and on a plain cluster only (a secured
 # node admits only the member keys its cluster file held when it started).
 # REX_BIN_DIR (lib/common.sh) runs prebuilt binaries instead of this tree's build, e.g. an older
@@ -43,7 +43,11 @@ STOP_GRACE="${REX_STOP_GRACE:-5}"
 MEMBERSHIP_MODE="${REX_MEMBERSHIP:-swim}"
 case "$MEMBERSHIP_MODE" in
 swim) PORT_SETS=4 ;;
-heartbeat) PORT_SETS=3 ;;
+heartbeat)
+    # This tree's rexnode refuses a cluster file without membership endpoints.
+    [ -n "${REX_BIN_DIR:-}" ] || fatal "REX_MEMBERSHIP=heartbeat needs REX_BIN_DIR: an older rexnode that still has the heartbeats (this tree's runs SWIM only)"
+    PORT_SETS=3
+    ;;
 *) fatal "REX_MEMBERSHIP takes swim or heartbeat (got '$MEMBERSHIP_MODE')" ;;
 esac
 
@@ -616,9 +620,9 @@ os.replace(path + ".tmp", path)
 # every node sees it alive. Needs the SWIM membership; a secured cluster refuses it (below).
 cmd_add() {
     [ $# -le 1 ] || usage
-    have_cluster || fatal "no cluster here ($CLUSTER_FILE missing) — start one with: REX_MEMBERSHIP=swim deploy/cluster.sh up"
+    have_cluster || fatal "no cluster here ($CLUSTER_FILE missing) — start one with: deploy/cluster.sh up"
     local id=${1:-} k seeds=() ports=() running=0 started member
-    [ ${#MEMBERSHIP[@]} -gt 0 ] || fatal "add needs the SWIM membership (the cluster file has no membership endpoints): under heartbeats a node must be in every node's cluster file when it starts — REX_MEMBERSHIP=swim deploy/cluster.sh up N"
+    [ ${#MEMBERSHIP[@]} -gt 0 ] || fatal "add needs the SWIM membership (the cluster file has no membership endpoints, an old-heartbeat cluster of the membership bench): deploy/cluster.sh up N"
     if [ -n "$(py -c 'import json, sys; print(next((1 for n in json.load(open(sys.argv[1]))["nodes"] if n.get("key")), ""))' "$CLUSTER_FILE")" ]; then
         # The running nodes admit only the member keys their cluster file gave them when they
         # started (README, "Security"): a new key would be refused by every one of them.
@@ -637,7 +641,7 @@ cmd_add() {
         running=$((running + 1))
         [ ${#seeds[@]} -ge 6 ] || seeds+=(--join "${MEMBERSHIP[$member]}") # up to three seeds
     done
-    [ ${#seeds[@]} -gt 0 ] || fatal "add: no node of the cluster runs — start it first: REX_MEMBERSHIP=swim deploy/cluster.sh up N"
+    [ ${#seeds[@]} -gt 0 ] || fatal "add: no node of the cluster runs — start it first: deploy/cluster.sh up N"
     mapfile -t ports < <(pick_ports 4)
     [ ${#ports[@]} -eq 4 ] || fatal "add: could not pick 4 free ports"
     append_cluster_node "$id" "${ports[@]}"

@@ -13,8 +13,8 @@
 #   deploy/hosts.sh down                            stop every node; remove every namespace, link and rule made here
 #
 # HOST is hK or K. Host hK is 10.213.0.K (pub tcp://10.213.0.K:7101, control tcp://10.213.0.K:7201,
-# metrics http://10.213.0.K:9101/metrics, membership tcp://10.213.0.K:7301 — the SWIM membership,
-# unless REX_MEMBERSHIP=heartbeat — all recorded in the cluster file);
+# metrics http://10.213.0.K:9101/metrics, membership tcp://10.213.0.K:7301 — the SWIM membership —
+# all recorded in the cluster file);
 # the bridge is 10.213.0.254 in the root namespace, so rexctl runs from there:
 #   .build/release/rexctl --cluster .deploy/hosts/cluster.json nodes
 # Partitions and loss apply between hosts only: the root namespace's control traffic is never
@@ -43,13 +43,9 @@ BRIDGE=$NAME_PREFIX-br
 PUB_PORT=7101
 CONTROL_PORT=7201
 METRICS_PORT=9101
-# The SWIM membership's endpoint on each host (REX_MEMBERSHIP=heartbeat: none, all-to-all heartbeats).
+# The SWIM membership's endpoint on each host (rexnode's only membership).
 MEMBERSHIP_PORT=7301
-MEMBERSHIP_MODE="${REX_MEMBERSHIP:-swim}"
-case "$MEMBERSHIP_MODE" in
-swim | heartbeat) ;;
-*) fatal "REX_MEMBERSHIP takes swim or heartbeat (got '$MEMBERSHIP_MODE')" ;;
-esac
+[ "${REX_MEMBERSHIP:-swim}" = swim ] || fatal "REX_MEMBERSHIP: the hosts run the SWIM membership only (the heartbeats are gone; got '$REX_MEMBERSHIP')"
 
 set_state_dir "${REX_HOSTS_DIR:-$REPO_ROOT/.deploy/hosts}"
 MADE_FILE="$STATE_DIR/made"
@@ -257,8 +253,7 @@ write_cluster_file() {
     {
         printf '{"nodes": [\n'
         for host in "${HOSTS[@]}"; do
-            membership=''
-            [ "$MEMBERSHIP_MODE" = heartbeat ] || membership=$(printf ', "membership": "tcp://%s:%d"' "$(host_address "$host")" "$MEMBERSHIP_PORT")
+            membership=$(printf ', "membership": "tcp://%s:%d"' "$(host_address "$host")" "$MEMBERSHIP_PORT")
             printf '%s  {"id": "%s", "pub": "tcp://%s:%d", "control": "tcp://%s:%d", "metrics": "tcp://%s:%d", "key": "%s"%s}' "$sep" "$host" \
                 "$(host_address "$host")" "$PUB_PORT" "$(host_address "$host")" "$CONTROL_PORT" "$(host_address "$host")" "$METRICS_PORT" \
                 "$(public_key "$KEY_DIR/$host.key")" "$membership"

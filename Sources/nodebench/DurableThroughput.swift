@@ -78,7 +78,8 @@ enum DurableThroughput {
             }
         let node = try Node.start(
             NodeConfiguration(
-                id: "dur", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning, durable: durable))
+                id: "dur", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                logLevel: .warning, durable: durable))
         let endpoint = node.controlEndpoint
         let context = try ZMQContext()
         let perClient = actions / clients

@@ -88,7 +88,8 @@ enum FollowMemory {
     private static func measureNode(_ follows: Int, from: String?) async throws -> (heap: Int, rss: Int) {
         let node = try Node.start(
             NodeConfiguration(
-                id: "f", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
+                id: "f", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                logLevel: .warning))
         let expected = await node.store.keep().counters.liveChannels + (from == nil ? follows : 0)
         try await Task.sleep(for: .milliseconds(200))
         _ = malloc_trim(0)

@@ -3,34 +3,35 @@ import RexControl
 import RexNode
 import SwiftRex
 
-/// A node's CPU while nothing happens but heartbeats: three nodes in a ring of peers, 100 ms
-/// heartbeats, node `f` holding F follows on its shared socket (topics nobody publishes).
+/// A node's CPU while nothing happens but the membership: three members probing each other
+/// (SWIM, a 100 ms protocol period), node `f` holding F follows on its shared socket (topics
+/// nobody publishes).
 ///
-/// Every heartbeat `f` hears and every tick of its own is a batch through its reducer; before
-/// the supervise was memoised each one re-derived and diffed all F follow channels. Measured:
+/// Every membership report `f` takes is a batch through its reducer (the probes themselves run
+/// beside the store); before the supervise was memoised each batch re-derived and diffed all F
+/// follow channels. Measured:
 /// the CPU time of `f`'s reactor thread (where its store runs) over a window, as a share of one
 /// core, and its reconcile counters over the same window.
 enum IdleFollows {
     /// `nodebench idle <follows> <seconds>`: prints one `IDLE …` line.
     static func run(follows: Int, seconds: Double) async throws {
-        let settings = NodeSettings(heartbeatIntervalMs: 100)
-        func start(_ id: String, peers: [String: String]) throws -> Node {
-            try Node.start(
-                NodeConfiguration(
-                    id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                    peers: peers, settings: settings, logLevel: .warning))
+        let settings = NodeSettings()
+        // Each node knows the ones started before it; the membership tells the earlier ones.
+        func start(_ id: String, peers: [String: Node]) throws -> Node {
+            var configuration = NodeConfiguration(
+                id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                settings: settings, logLevel: .warning)
+            for (peer, node) in peers { configuration.addPeer(peer, pub: node.pubEndpoint, membership: node.membershipEndpoint) }
+            return try Node.start(configuration)
         }
         let p = try start("p", peers: [:])
-        let q = try start("q", peers: ["p": p.pubEndpoint])
-        let f = try start("f", peers: ["p": p.pubEndpoint, "q": q.pubEndpoint])
-        p.dispatch(.addPeer(id: "q", endpoint: q.pubEndpoint))
-        p.dispatch(.addPeer(id: "f", endpoint: f.pubEndpoint))
-        q.dispatch(.addPeer(id: "f", endpoint: f.pubEndpoint))
+        let q = try start("q", peers: ["p": p])
+        let f = try start("f", peers: ["p": p, "q": q])
 
         let loadStart = nowNanoseconds()
         for index in 0..<follows { f.dispatch(.follow(name: "f\(index)", topic: "idle.\(index)", from: nil)) }
-        // Publisher, heartbeat, membership, two peers and every follow live (past its settle).
-        let expected = 5 + follows
+        // Publisher, membership, two peers and every follow live (past its settle).
+        let expected = 4 + follows
         var live = 0
         let deadline = nowNanoseconds() + 100_000_000_000
         while nowNanoseconds() < deadline {

@@ -21,7 +21,8 @@ enum NodeThroughput {
         // half its size (drops seen with a queue of exactly the window).
         let settings = NodeSettings(limits: NodeLimits(queueMessages: max(2 * window, 10_000)))
         var aConfiguration = NodeConfiguration(
-            id: "a", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", settings: settings,
+            id: "a", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+            settings: settings,
             logLevel: .warning)
         // CURVE mode: both nodes secured, each the other's member (a's endpoint is known once it
         // is bound, and only b connects).
@@ -29,8 +30,9 @@ enum NodeThroughput {
         aConfiguration.security = keys?.security(for: "a", aPub: nil)
         let a = try Node.start(aConfiguration)
         var bConfiguration = NodeConfiguration(
-            id: "b", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            peers: ["a": a.pubEndpoint], settings: settings, logLevel: .warning)
+            id: "b", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+            settings: settings, logLevel: .warning)
+        bConfiguration.addPeer("a", pub: a.pubEndpoint, membership: a.membershipEndpoint)
         bConfiguration.security = keys?.security(for: "b", aPub: a.pubEndpoint)
         let b = try Node.start(bConfiguration)
         b.dispatch(.follow(name: "f", topic: topic, from: nil))

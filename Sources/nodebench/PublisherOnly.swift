@@ -8,7 +8,8 @@ enum PublisherOnly {
     static func run(count: Int) async throws {
         let node = try Node.start(
             NodeConfiguration(
-                id: "p", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .warning))
+                id: "p", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                logLevel: .warning))
         let before = node.messageCounts().published
         let t0 = nowNanoseconds()
         for _ in 0..<count { node.dispatch(.publish(topic: NodeThroughput.topic, payload: NodeThroughput.payload)) }

@@ -81,7 +81,7 @@ struct Report {
         }
 
         print("")
-        print("### 3. idle CPU against follows — 3 nodes, 100 ms heartbeats, node f holds F shared-socket follows")
+        print("### 3. idle CPU against follows — 3 SWIM members (100 ms protocol period), node f holds F shared-socket follows")
         var idleTable = Table([
             "follows", "f's reactor CPU, % of a core", "cycles/s", "skipped (no input changed)", "µs per cycle", "target", "met",
         ])
@@ -96,7 +96,7 @@ struct Report {
             ])
         }
         print(idleTable.render())
-        print("CPU from /proc (10 ms ticks); µs per cycle = supervise update + reconcile per batch (heartbeats heard, ticks).")
+        print("CPU from /proc (10 ms ticks); µs per cycle = supervise update + reconcile per batch (membership reports).")
 
         print("")
         print("### details per run")

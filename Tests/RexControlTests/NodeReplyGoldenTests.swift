@@ -222,11 +222,11 @@ import Testing
             ),
             (
                 #"{"v": 1, "op": "dispatch", "action": {"type": "publish", "topic": "$hb.x", "payload": ""}}"#,
-                #"{"error":{"code":"badAction","message":"action 'publish': topics starting with '$' are reserved for the nodes (heartbeats, snapshots)"},"id":null,"ok":false,"v":1}"#
+                #"{"error":{"code":"badAction","message":"action 'publish': topics starting with '$' are reserved for the nodes (snapshots)"},"id":null,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "$snap.1.1", "value": "x"}}"#,
-                #"{"error":{"code":"badAction","message":"action 'set': topics starting with '$' are reserved for the nodes (heartbeats, snapshots)"},"id":null,"ok":false,"v":1}"#
+                #"{"error":{"code":"badAction","message":"action 'set': topics starting with '$' are reserved for the nodes (snapshots)"},"id":null,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "op": "dispatch", "action": {"type": "set", "topic": "tttttttttttttttttt", "value": "x"}}"#,
@@ -280,7 +280,7 @@ import Testing
         #expect(
             await eventually {
                 let keep = await node.store.keep()
-                return keep.channels.count == 7 && keep.channels.allSatisfy { $0.status == .live }
+                return keep.channels.count == 6 && keep.channels.allSatisfy { $0.status == .live }
             })
         // A new topic recreates the follow's channel: its history gains cancelled and recreated.
         _ = try await client.request(#"{"v": 1, "op": "dispatch", "action": {"type": "follow", "name": "prices", "topic": "eu.other"}}"#)
@@ -293,14 +293,14 @@ import Testing
         let state = try #require(try await client.request(#"{"v": 1, "id": "s", "op": "state"}"#))
         #expect(
             masking(["nowMs", "lastSeenMs"], in: state)
-                == #"{"id":"s","ok":true,"result":{"feeds":{"eu.prices":{"value":"42 \u001b\/é"}},"follows":{"news":{"count":0,"duplicates":0,"endpoint":"tcp:\/\/127.0.0.1:9","evicted":0,"from":"n2","gaps":0,"reordered":0,"restarts":0,"senders":{},"streams":0,"topic":"news.*"},"prices":{"count":0,"duplicates":0,"evicted":0,"gaps":0,"reordered":0,"restarts":0,"senders":{},"streams":0,"topic":"eu.other"}},"id":"g2","nowMs":#,"peers":{"n2":{"endpoint":"tcp:\/\/127.0.0.1:9","gaps":0,"restarts":0,"status":"unknown"}},"refused":0,"settings":{"feedIntervalMs":100,"followSettleMs":10,"heartbeatIntervalMs":3600000,"limits":{"maxFeeds":10000,"maxFollows":200000,"maxNameBytes":256,"maxPeers":1000,"maxReplyBytes":67108864,"maxRequestBytes":1048576,"maxStreamsPerFollow":1024,"maxValueBytes":16384,"queueMessages":10000,"snapshotMessagesPerSecond":20000}}},"v":1}"#
+                == #"{"id":"s","ok":true,"result":{"feeds":{"eu.prices":{"value":"42 \u001b\/é"}},"follows":{"news":{"count":0,"duplicates":0,"endpoint":"tcp:\/\/127.0.0.1:9","evicted":0,"from":"n2","gaps":0,"reordered":0,"restarts":0,"senders":{},"streams":0,"topic":"news.*"},"prices":{"count":0,"duplicates":0,"evicted":0,"gaps":0,"reordered":0,"restarts":0,"senders":{},"streams":0,"topic":"eu.other"}},"id":"g2","nowMs":#,"peers":{"n2":{"endpoint":"tcp:\/\/127.0.0.1:9","status":"unknown"}},"refused":0,"settings":{"feedIntervalMs":100,"followSettleMs":10,"limits":{"maxFeeds":10000,"maxFollows":200000,"maxNameBytes":256,"maxPeers":1000,"maxReplyBytes":67108864,"maxRequestBytes":1048576,"maxStreamsPerFollow":1024,"maxValueBytes":16384,"queueMessages":10000,"snapshotMessagesPerSecond":20000}}},"v":1}"#
         )
 
         let keep = try #require(try await client.request(#"{"v": 1, "id": "k", "op": "keep"}"#))
         let timing = ["sinceMs", "ageMs", "atMs", "lastMs", "maxMs", "cycles", "changedCycles", "deliveries", "drops"]
         #expect(
             masking(timing, in: keep)
-                == #"{"id":"k","ok":true,"result":{"channels":[{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"pub","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"heartbeat","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"membership","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"onChange","deliveries":#,"delivery":"throttle(100ms, latest)","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"feed[eu.prices]","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"peer[n2]","lifetime":"ephemeral","opens":1,"recreates":0,"resetKey":"tcp:\/\/127.0.0.1:9","settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"settling"},{"atMs":#,"event":"opened"}],"id":"follow[news]","lifetime":"ephemeral","opens":1,"recreates":0,"resetKey":"news.*@tcp:\/\/127.0.0.1:9","settleMs":10,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"settling"},{"atMs":#,"event":"opened"},{"atMs":#,"event":"cancelled","reason":"reset key changed"},{"atMs":#,"event":"recreated","from":"eu.prices","to":"eu.other"},{"atMs":#,"event":"settling"},{"atMs":#,"event":"opened"}],"id":"follow[prices]","lifetime":"ephemeral","opens":2,"recreates":1,"resetKey":"eu.other","settleMs":10,"sinceMs":#,"status":"live","supervised":true}],"counters":{"cancels":1,"changedCycles":#,"cycles":#,"deliveries":#,"drops":#,"lastMs":#,"live":7,"maxMs":#,"opens":8,"recreates":1}},"v":1}"#
+                == #"{"id":"k","ok":true,"result":{"channels":[{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"pub","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"membership","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"onChange","deliveries":#,"delivery":"throttle(100ms, latest)","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"feed[eu.prices]","lifetime":"permanent","opens":1,"recreates":0,"resetKey":null,"settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"opened"}],"id":"peer[n2]","lifetime":"ephemeral","opens":1,"recreates":0,"resetKey":"tcp:\/\/127.0.0.1:9","settleMs":null,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"settling"},{"atMs":#,"event":"opened"}],"id":"follow[news]","lifetime":"ephemeral","opens":1,"recreates":0,"resetKey":"news.*@tcp:\/\/127.0.0.1:9","settleMs":10,"sinceMs":#,"status":"live","supervised":true},{"ageMs":#,"broadcasting":"nothing","deliveries":#,"delivery":"immediate","drops":#,"history":[{"atMs":#,"event":"settling"},{"atMs":#,"event":"opened"},{"atMs":#,"event":"cancelled","reason":"reset key changed"},{"atMs":#,"event":"recreated","from":"eu.prices","to":"eu.other"},{"atMs":#,"event":"settling"},{"atMs":#,"event":"opened"}],"id":"follow[prices]","lifetime":"ephemeral","opens":2,"recreates":1,"resetKey":"eu.other","settleMs":10,"sinceMs":#,"status":"live","supervised":true}],"counters":{"cancels":1,"changedCycles":#,"cycles":#,"deliveries":#,"drops":#,"lastMs":#,"live":6,"maxMs":#,"opens":7,"recreates":1}},"v":1}"#
         )
 
         let metrics = try #require(try await client.request(#"{"v": 1, "id": "m", "op": "metrics"}"#))
@@ -309,7 +309,7 @@ import Testing
             options: .regularExpression)
         #expect(
             maskingNumbers(in: histogram)
-                == #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"cancelsByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"live":#,"liveByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"opens":#,"opensByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#},"recreates":#,"recreatesByKind":{"feed":#,"follow":#,"heartbeat":#,"membership":#,"peer":#,"publisher":#}},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#
+                == #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"cancelsByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"live":#,"liveByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"opens":#,"opensByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"recreates":#,"recreatesByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#}},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"membership":{"dropped":{"bad_frames":#,"bad_magic":#,"bad_string":#,"bad_varint":#,"ignored":#,"join_reply_limit":#,"members_dropped":#,"oversized":#,"relay_limit":#,"send_failed":#,"sender_mismatch":#,"stranger":#,"too_many_entries":#,"trailing_bytes":#,"truncated":#,"unkeyed":#,"unknown_kind":#,"unknown_status":#,"unsupported_version":#},"members":{"alive":#,"dead":#,"left":#,"suspect":#,"unknown":#},"probesFailed":#,"probesSent":#,"received":#,"sent":#,"suspicionsRefuted":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"hwmDrops":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#
         )
         // The numbers masked above that this test knows: the live channels by kind (summing to
         // live), and the requests answered so far (this metrics request is not among them yet).
@@ -318,19 +318,19 @@ import Testing
         let channels = try #require(result["channels"] as? [String: Any])
         #expect(
             channels["liveByKind"] as? [String: Int]
-                == ["feed": 1, "follow": 2, "heartbeat": 1, "membership": 1, "peer": 1, "publisher": 1])
-        #expect(channels["live"] as? Int == 7)
+                == ["feed": 1, "follow": 2, "membership": 1, "peer": 1, "publisher": 1])
+        #expect(channels["live"] as? Int == 6)
         // Lifecycles by kind: three follow opens (news, prices, prices again), one recreate and
         // its cancel; every other kind opened once.
         #expect(
             channels["opensByKind"] as? [String: Int]
-                == ["feed": 1, "follow": 3, "heartbeat": 1, "membership": 1, "peer": 1, "publisher": 1])
+                == ["feed": 1, "follow": 3, "membership": 1, "peer": 1, "publisher": 1])
         #expect(
             channels["cancelsByKind"] as? [String: Int]
-                == ["feed": 0, "follow": 1, "heartbeat": 0, "membership": 0, "peer": 0, "publisher": 0])
+                == ["feed": 0, "follow": 1, "membership": 0, "peer": 0, "publisher": 0])
         #expect(
             channels["recreatesByKind"] as? [String: Int]
-                == ["feed": 0, "follow": 1, "heartbeat": 0, "membership": 0, "peer": 0, "publisher": 0])
+                == ["feed": 0, "follow": 1, "membership": 0, "peer": 0, "publisher": 0])
         let requests = try #require(result["controlRequests"] as? [String: [String: Int]])
         #expect(requests["keep"] == ["ok": 1] && requests["state"] == ["ok": 1] && requests["metrics"] == nil)
         #expect((requests["dispatch"]?["ok"] ?? 0) > 0)

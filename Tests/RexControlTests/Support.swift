@@ -4,13 +4,13 @@ import RexControl
 import RexNode
 import ZMQ
 
-/// Starts a node on free loopback ports whose state moves only when a test acts: heartbeats an
-/// hour apart (so `nowMs` and peer statuses stay put) and a short follow settle.
+/// Starts a node on free loopback ports whose state moves only when a test acts: no peers (so
+/// no membership report moves `nowMs` or a peer's status) and a short follow settle.
 func startQuietNode(_ id: String, limits: NodeLimits = NodeLimits()) throws -> Node {
     try Node.start(
         NodeConfiguration(
-            id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-            settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 3_600_000, limits: limits),
+            id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+            settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: limits),
             logLevel: .error))
 }
 

@@ -81,14 +81,14 @@ import Testing
         let keep = try await controlRequest(endpoint, #"{"v": 1, "op": "keep"}"#)
         let channels = ((keep?["result"] as? [String: Any])?["channels"] as? [[String: Any]]) ?? []
         let ids = Set(channels.compactMap { $0["id"] as? String })
-        #expect(ids == ["pub", "heartbeat", "membership", "feed[eu.prices]"])
+        #expect(ids == ["pub", "membership", "feed[eu.prices]"])
         let feed = channels.first { $0["id"] as? String == "feed[eu.prices]" }
         #expect(feed?["delivery"] as? String == "throttle(100ms, latest)")
         #expect(feed?["broadcasting"] as? String == "onChange")
 
         let metrics = try await controlRequest(endpoint, #"{"v": 1, "op": "metrics"}"#)
         let result = metrics?["result"] as? [String: Any]
-        #expect((result?["channels"] as? [String: Any])?["live"] as? Int == 4)
+        #expect((result?["channels"] as? [String: Any])?["live"] as? Int == 3, "publisher, membership, the feed")
         #expect(((result?["process"] as? [String: Any])?["fds"] as? Int ?? 0) > 0)
         await node.stop()
     }

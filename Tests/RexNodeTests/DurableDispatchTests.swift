@@ -208,7 +208,7 @@ private final class Harness: Sendable {
     ) {
         let reactor = Reactor(name: "dispatch-test")
         self.reactor = reactor
-        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 1000, limits: limits)
+        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: limits)
         let network = MemoryTransport()
         let clock = TestClock()
         let environment = NodeEnvironment(

@@ -14,13 +14,11 @@ import Testing
     ) throws -> Node {
         var options = DurableOptions(directory: directory, mode: mode)
         adjust(&options)
-        return try Node.start(
-            NodeConfiguration(
-                id: "d1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                peers: ["n2": "tcp://127.0.0.1:1"],
-                settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: limits),
-                logLevel: .warning, durable: options
-            ), logger: logger)
+        var configuration = NodeConfiguration(
+            id: "d1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+            settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: limits), logLevel: .warning, durable: options)
+        configuration.addPeer("n2", pub: "tcp://127.0.0.1:1", membership: "tcp://127.0.0.1:3")
+        return try Node.start(configuration, logger: logger)
     }
 
     private func dispatch(_ node: Node, _ action: String) async throws -> [String: Any]? {
@@ -98,7 +96,8 @@ import Testing
         func configuration(_ id: String, seeds: [String]) -> NodeConfiguration {
             var configuration = NodeConfiguration(
                 id: id, pubEndpoint: "ipc:///tmp/rexledger-\(tag)-\(id).pub", controlEndpoint: "tcp://127.0.0.1:*",
-                settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, heartbeatIntervalMs: 50, limits: NodeLimits(maxPeers: 1)),
+                membershipEndpoint: "tcp://127.0.0.1:*",
+                settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: NodeLimits(maxPeers: 1)),
                 logLevel: .error)
             configuration.membershipEndpoint = "ipc:///tmp/rexledger-\(tag)-\(id).mem"
             configuration.membershipSeeds = seeds
@@ -107,7 +106,7 @@ import Testing
         var durable = configuration("d1", seeds: [])
         durable.durable = DurableOptions(directory: directory, mode: .batch)
         let node = try Node.start(durable)
-        let joiner = try Node.start(configuration("n2", seeds: [durable.membershipEndpoint!]))
+        let joiner = try Node.start(configuration("n2", seeds: [durable.membershipEndpoint]))
         #expect(await waitFor(node, timeout: .seconds(10)) { $0.peers["n2"]?.status == .alive }, "n2 joined through d1")
         let reply = try await dispatch(node, #"{"type": "addPeer", "id": "n9", "endpoint": "tcp://127.0.0.1:9"}"#)
         #expect((reply?["error"] as? [String: Any])?["code"] as? String == "limitReached", "\(String(describing: reply))")

@@ -9,11 +9,11 @@ import Testing
 /// Follows restored from the durable state at start open at once; the follow settle still holds
 /// for every change an operator makes after start (`Follow.restoredAtStart`).
 @Suite struct FollowRestoreTests {
-    static let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
+    static let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50)
     static let n2 = "tcp://127.0.0.1:7102"
 
     /// A node `n1` started on a durable state holding follows `a` (any peer) and `b` (from n2),
-    /// with the heartbeat's first tick taken.
+    /// (without a membership: n2 stays as configured).
     static func restartedNode() async -> (TestStore<NodeAction, NodeState, NodeEnvironment>, MemoryTransport, TestClock) {
         let clock = TestClock()
         let network = MemoryTransport()
@@ -28,7 +28,7 @@ import Testing
         let store = TestStore(
             initial: durable.restore(onto: initial), behavior: NodeFeature.behavior, environment: environment, clock: clock
         )
-        await store.receive(.tick(nowMs: 0))
+        await store.settle()  // the first reconcile
         return (store, network, clock)
     }
 
@@ -75,7 +75,7 @@ import Testing
         #expect(Self.follow("a", in: keep)?.status == .settling && Self.follow("c", in: keep)?.status == .settling)
         #expect(Self.follow("b", in: keep)?.status == .live && Self.follow("b", in: keep)?.opens == 1)
 
-        _ = await clock.waitForSleepers(2)  // the heartbeat, and the engine's settle timer
+        _ = await clock.waitForSleepers(1)  // the engine's settle timer
         clock.advance(by: .milliseconds(49))
         await store.settle()
         #expect(network.events == [.removeRoute(.exact("t.a"))], "not before the settle has passed")

@@ -111,29 +111,3 @@ import Testing
         #expect(follow.evicted == 92)
     }
 }
-
-/// Heartbeat sequences of one peer.
-@Suite struct PeerHeartbeatTests {
-    @Test func aHeartbeatJumpPastIntMaxSaturates() {
-        var peer = Peer(endpoint: "tcp://127.0.0.1:1")
-        peer.recordHeartbeat(epoch: 1, sequence: 1, atMs: 10)
-        peer.recordHeartbeat(epoch: 1, sequence: UInt64.max, atMs: 20)
-        #expect(peer.gaps == Int.max && peer.status == .alive)
-    }
-
-    @Test func aReplayedHeartbeatDoesNotRefreshThePeer() {
-        var peer = Peer(endpoint: "tcp://127.0.0.1:1")
-        peer.recordHeartbeat(epoch: 1, sequence: 5, atMs: 10)
-        peer.recordHeartbeat(epoch: 1, sequence: 5, atMs: 900)
-        peer.recordHeartbeat(epoch: 1, sequence: 3, atMs: 950)
-        #expect(peer.lastSeenMs == 10 && peer.lastHeartbeat == 5)
-    }
-
-    @Test func aNewEpochIsARestartNotAGap() {
-        var peer = Peer(endpoint: "tcp://127.0.0.1:1")
-        peer.recordHeartbeat(epoch: 1, sequence: 90, atMs: 10)
-        peer.recordHeartbeat(epoch: 2, sequence: 1, atMs: 20)
-        peer.recordHeartbeat(epoch: 2, sequence: 2, atMs: 30)
-        #expect(peer.gaps == 0 && peer.restarts == 1 && peer.lastHeartbeat == 2)
-    }
-}

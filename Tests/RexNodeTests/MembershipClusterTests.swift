@@ -21,13 +21,9 @@ import ZMQ
 
         func configuration(_ id: String) -> NodeConfiguration {
             var configuration = NodeConfiguration(
-                id: id, pubEndpoint: pub(id), controlEndpoint: "tcp://127.0.0.1:*",
-                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 50), logLevel: .error)
-            configuration.membershipEndpoint = membership(id)
-            for other in ids where other != id {
-                configuration.peers[other] = pub(other)
-                configuration.membershipPeers[other] = membership(other)
-            }
+                id: id, pubEndpoint: pub(id), controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: membership(id),
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error)
+            for other in ids where other != id { configuration.addPeer(other, pub: pub(other), membership: membership(other)) }
             return configuration
         }
     }

@@ -10,7 +10,7 @@ import Testing
     @Test func parsesFlagsIntoAConfiguration() throws {
         let invocation = try NodeCommand.parse([
             "--id", "n1", "--pub", "tcp://127.0.0.1:7101", "--control", "tcp://127.0.0.1:7201",
-            "--peer", "n2=tcp://127.0.0.1:7102", "--feed-interval", "20", "--heartbeat", "250", "--log-level", "debug",
+            "--peer", "n2=tcp://127.0.0.1:7102,tcp://127.0.0.1:7302", "--feed-interval", "20", "--log-level", "debug",
             "--max-value-bytes", "1000", "--max-follows", "50", "--snapshot-rate", "7",
         ])
         guard case .run(let configuration) = invocation else {
@@ -19,13 +19,15 @@ import Testing
         }
         #expect(configuration.id == "n1")
         #expect(configuration.peers == ["n2": "tcp://127.0.0.1:7102"])
-        #expect(configuration.settings.feedIntervalMs == 20 && configuration.settings.heartbeatIntervalMs == 250)
+        #expect(configuration.membershipPeers == ["n2": "tcp://127.0.0.1:7302"])
+        #expect(configuration.membershipEndpoint == "tcp://127.0.0.1:7301", "the default, like --pub's and --control's")
+        #expect(configuration.settings.feedIntervalMs == 20)
         #expect(configuration.logLevel == .debug)
         #expect(configuration.settings.limits == NodeLimits(maxValueBytes: 1000, maxFollows: 50, snapshotMessagesPerSecond: 7))
         #expect(try NodeCommand.parse(["--help"]) == .help)
     }
 
-    @Test func membershipFlagsAndTheClusterFileFieldChooseTheSwimMembership() throws {
+    @Test func membershipFlagsAndTheClusterFileNameTheMembershipEndpoints() throws {
         guard
             case .run(let joining) = try NodeCommand.parse([
                 "--id", "n9", "--membership", "tcp://127.0.0.1:7309", "--join", "tcp://127.0.0.1:7301", "--join", "tcp://127.0.0.1:7302",
@@ -41,17 +43,25 @@ import Testing
                 """
                 {"nodes": [{"id": "n1", "pub": "tcp://127.0.0.1:7101", "control": "tcp://127.0.0.1:7201", "membership": "tcp://127.0.0.1:7301"},
                            {"id": "n2", "pub": "tcp://127.0.0.1:7102", "control": "tcp://127.0.0.1:7202", "membership": "tcp://127.0.0.1:7302"},
-                           {"id": "n3", "pub": "tcp://127.0.0.1:7103", "control": "tcp://127.0.0.1:7203"}]}
+                           {"id": "n3", "pub": "tcp://127.0.0.1:7103", "control": "tcp://127.0.0.1:7203", "membership": "tcp://127.0.0.1:7303"}]}
                 """.utf8))
         let n1 = try file.configuration(for: "n1")
         #expect(n1.membershipEndpoint == "tcp://127.0.0.1:7301")
-        #expect(n1.membershipPeers == ["n2": "tcp://127.0.0.1:7302"], "a node without a membership endpoint is not probed")
-        #expect(try file.configuration(for: "n3").membershipEndpoint == nil, "n3 runs heartbeats")
-        #expect(throws: NodeError.self) {
-            var bad = NodeConfiguration(id: "n1")
-            bad.membershipSeeds = ["tcp://127.0.0.1:7301"]
-            try bad.validate()
-        }
+        #expect(n1.membershipPeers == ["n2": "tcp://127.0.0.1:7302", "n3": "tcp://127.0.0.1:7303"])
+        #expect(n1.peers == ["n2": "tcp://127.0.0.1:7102", "n3": "tcp://127.0.0.1:7103"])
+        // Every node of the file is a first member: one without a membership endpoint could never be probed.
+        var partial = file
+        partial.nodes[2].membership = nil
+        let missing = #expect(throws: NodeError.self) { try partial.configuration(for: "n1") }
+        #expect(missing?.message == #"node 'n3' in the cluster file has no "membership" endpoint"#)
+        // A peer needs both endpoints; a node with no peer is a cluster of one.
+        var lonePeer = NodeConfiguration(id: "n1")
+        lonePeer.peers["n2"] = "tcp://127.0.0.1:7102"
+        let unprobed = #expect(throws: NodeError.self) { try lonePeer.validate() }
+        #expect(unprobed?.message.hasPrefix("peer 'n2' has no membership endpoint") == true)
+        var alone = NodeConfiguration(id: "n1")
+        alone.membershipSeeds = ["tcp://127.0.0.1:7302"]
+        try alone.validate()
         #expect(throws: NodeError.self) {
             var bad = NodeConfiguration(id: "n1")
             bad.membershipEndpoint = "tcp://127.0.0.1:7301 tcp://x:1"
@@ -67,13 +77,32 @@ import Testing
             ["--id", "n1", "--pub", "127.0.0.1:7101"],
             "--pub: '127.0.0.1:7101' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)"
         ),
-        (["--id", "n1", "--peer", "n2"], "--peer takes ID=ENDPOINT (got 'n2')"),
-        (["--id", "n1", "--heartbeat", "soon"], "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got 'soon')"),
+        (["--id", "n1", "--peer", "n2"], "--peer takes ID=PUB,MEMBERSHIP: the peer's publisher and its membership endpoint (got 'n2')"),
+        (
+            ["--id", "n1", "--peer", "n2=tcp://127.0.0.1:7102"],
+            "--peer takes ID=PUB,MEMBERSHIP: the peer's publisher and its membership endpoint (got 'n2=tcp://127.0.0.1:7102')"
+        ),
+        (
+            ["--id", "n1", "--peer", "n2=tcp://127.0.0.1:7102,"],
+            "--peer takes ID=PUB,MEMBERSHIP: the peer's publisher and its membership endpoint (got 'n2=tcp://127.0.0.1:7102,')"
+        ),
+        (
+            ["--id", "n1", "--peer", "n2=tcp://127.0.0.1:7102,7302"],
+            "membership of n2: '7302' is not a ZeroMQ endpoint of at most 60 bytes"
+        ),
+        (
+            ["--id", "n1", "--heartbeat", "100"],
+            "--heartbeat is gone: every node runs the SWIM membership (its protocol period is 100 ms, see README \"Membership\")"
+        ),
+        (
+            ["--id", "n1", "--feed-interval", "soon"],
+            "--feed-interval takes a whole number of milliseconds from 0 to 86400000 (got 'soon')"
+        ),
         (["--id", "n1", "--log-level", "loud"], "--log-level takes debug, info, warning or error (got 'loud')"),
         // Regression: a huge period overflowed timer arithmetic; limits must be positive and fit an int.
         (
-            ["--id", "n1", "--heartbeat", "9223372036854775807"],
-            "--heartbeat takes a whole number of milliseconds from 0 to 86400000 (got '9223372036854775807')"
+            ["--id", "n1", "--follow-settle", "9223372036854775807"],
+            "--follow-settle takes a whole number of milliseconds from 0 to 86400000 (got '9223372036854775807')"
         ),
         (["--id", "n1", "--max-value-bytes", "0"], "--max-value-bytes takes a whole number from 1 to 2147483647 (got '0')"),
         (
@@ -115,11 +144,12 @@ import Testing
         let result = try Self.run(["--help"])
         #expect(result.status == 0)
         for option in [
-            "--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--heartbeat", "--log-level",
+            "--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--log-level",
             "--log-format", "--membership", "--join",
         ] {
             #expect(result.output.contains(option), "help mentions \(option)")
         }
+        #expect(!result.output.contains("--heartbeat"), "no heartbeat flag left to describe")
     }
 
     @Test func badFlagsExit64WithAMessage() throws {
@@ -130,7 +160,9 @@ import Testing
 
     @Test func aPortInUseExits1AndSaysSo() async throws {
         let holder = try startNode("holder")
-        let result = try Self.run(["--id", "n9", "--pub", holder.pubEndpoint, "--control", "tcp://127.0.0.1:*"])
+        let result = try Self.run([
+            "--id", "n9", "--pub", holder.pubEndpoint, "--control", "tcp://127.0.0.1:*", "--membership", "tcp://127.0.0.1:*",
+        ])
         #expect(result.status == 1)
         #expect(result.error.contains("could not start"))
         #expect(result.error.contains("Address already in use"))
@@ -144,7 +176,9 @@ import Testing
         let control = "tcp://127.0.0.1:\(port)"
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["--id", "p1", "--pub", "tcp://127.0.0.1:*", "--control", control, "--log-level", "info"]
+        process.arguments = [
+            "--id", "p1", "--pub", "tcp://127.0.0.1:*", "--control", control, "--membership", "tcp://127.0.0.1:*", "--log-level", "info",
+        ]
         let log = Pipe()
         process.standardError = log
         try process.run()

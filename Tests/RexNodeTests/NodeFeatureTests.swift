@@ -13,14 +13,15 @@ import Testing
     struct Harness {
         let clock = TestClock()
         let network = MemoryTransport()
-        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
+        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50)
         let store: TestStore<NodeAction, NodeState, NodeEnvironment>
 
-        /// A started node: the store is created (its first reconcile opens the heartbeat) and
-        /// the heartbeat's first tick, sent at once, is taken.
+        /// A started node (its first reconcile opens the publisher and the peers' connections),
+        /// without a membership: these tests drive the data plane, and give the membership's
+        /// reports as `memberChanged` actions themselves (`NodeMembershipTests` runs a real one).
         static func started(peers: [String: String] = [:]) async -> Harness {
             let node = Harness(peers: peers)
-            await node.store.receive(.tick(nowMs: 0))
+            await node.store.settle()
             return node
         }
 
@@ -37,21 +38,15 @@ import Testing
         func channelIDs() async -> [String] {
             await store.keep().channels.map { "\($0.id)" }.sorted()
         }
-
-        /// Moves the clock and takes the heartbeat tick that falls due.
-        func tick(after milliseconds: Int, _ update: ((inout NodeState) throws -> Void)? = nil) async {
-            _ = await clock.waitForSleepers(1)
-            clock.advance(by: .milliseconds(milliseconds))
-            await store.receive(.tick(nowMs: NodeEnvironment.wholeMilliseconds(clock.now.offset)), update)
-        }
     }
 
-    @Test func aStartedNodeKeepsItsPublisherHeartbeatAndMembership() async {
+    /// No heartbeat: nothing is published but the feed, and nothing is routed.
+    @Test func aStartedNodeKeepsItsPublisherAndPublishesNoHeartbeat() async {
         let node = await Harness.started()
         await node.store.send(.set(topic: "warm", value: "up")) { $0.feeds["warm"] = Feed(value: "up") }
-        #expect(await node.channelIDs() == ["feed[warm]", "heartbeat", "membership", "pub"])
-        #expect(node.network.events == [.addRoute(.prefix("$hb."), snapshot: false)], "heartbeats ask for no snapshot")
-        #expect(node.network.published.map(\.topic) == ["$hb.n1", "warm"], "the first heartbeat, then the feed's value")
+        #expect(await node.channelIDs() == ["feed[warm]", "pub"])
+        #expect(node.network.events.isEmpty, "no $hb. route")
+        #expect(node.network.published.map(\.topic) == ["warm"], "the feed's value only")
         await node.store.send(.unset(topic: "warm")) { $0.feeds = [:] }
         await node.store.finish(cancelChannels: true)
     }
@@ -64,10 +59,10 @@ import Testing
         await node.store.send(.set(topic: "b", value: "2")) { $0.feeds["b"] = Feed(value: "2") }
         await node.store.send(.follow(name: "f", topic: "t", from: nil)) { $0.follows["f"] = Follow(topic: "t") }
         await node.store.send(.follow(name: "g", topic: "t", from: "n9")) { $0.follows["g"] = Follow(topic: "t", from: "n9") }
-        #expect(await node.channelIDs() == ["feed[a]", "feed[b]", "follow[f]", "heartbeat", "membership", "peer[n2]", "pub"])
+        #expect(await node.channelIDs() == ["feed[a]", "feed[b]", "follow[f]", "peer[n2]", "pub"])
         await node.store.send(.removePeer(id: "n2")) { $0.peers = [:] }
         await node.store.send(.unset(topic: "a")) { $0.feeds["a"] = nil }
-        #expect(await node.channelIDs() == ["feed[b]", "follow[f]", "heartbeat", "membership", "pub"])
+        #expect(await node.channelIDs() == ["feed[b]", "follow[f]", "pub"])
         #expect(
             node.network.events.contains(.connect("tcp://127.0.0.1:7102"))
                 && node.network.events.contains(.disconnect("tcp://127.0.0.1:7102")))
@@ -81,7 +76,7 @@ import Testing
         await node.store.send(.set(topic: "b", value: "0")) { $0.feeds["b"] = Feed(value: "0") }
         for value in 1..<100 { await node.store.send(.set(topic: "b", value: "\(value)")) { $0.feeds["b"] = Feed(value: "\(value)") } }
         #expect(node.network.published.filter { $0.topic == "b" }.map(\.value) == ["0"])
-        _ = await node.clock.waitForSleepers(2)
+        _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(100))
         await node.store.settle()
         #expect(node.network.published.filter { $0.topic == "b" }.map(\.value) == ["0", "99"])
@@ -107,8 +102,8 @@ import Testing
         await node.store.send(.follow(name: "f", topic: "old", from: nil)) { $0.follows["f"] = Follow(topic: "old") }
         await node.store.send(.follow(name: "other", topic: "steady", from: nil)) { $0.follows["other"] = Follow(topic: "steady") }
         node.network.clearRecords()
-        #expect(node.network.routedPatterns == [.prefix("$hb.")], "settling: nothing subscribed yet")
-        _ = await node.clock.waitForSleepers(2)  // the heartbeat, and the engine's next timer (both settles)
+        #expect(node.network.routedPatterns.isEmpty, "settling: nothing subscribed yet")
+        _ = await node.clock.waitForSleepers(1)  // the engine's next timer (both settles)
         node.clock.advance(by: .milliseconds(50))
         await node.store.settle()
         #expect(Set(node.network.events) == [.addRoute(.exact("old"), snapshot: true), .addRoute(.exact("steady"), snapshot: true)])
@@ -123,7 +118,7 @@ import Testing
             $0.follows["f"]!.senders = [:]  // a new subscription counts sequences afresh
             $0.follows["f"]!.streams = 0
         }
-        _ = await node.clock.waitForSleepers(2)
+        _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(50))
         await node.store.settle()
         #expect(node.network.events == [.removeRoute(.exact("old")), .addRoute(.exact("new"), snapshot: true)])
@@ -135,31 +130,31 @@ import Testing
     }
 
     /// The node's supervise is memoised on what each group of channels reads: with hundreds of
-    /// follows, a heartbeat, a tick or a received message changes no channel input, so the cycle
-    /// is skipped without diffing a single position; a follow command re-derives the follows.
-    @Test func heartbeatsTicksAndMessagesDoNotReDeriveTheChannels() async {
+    /// follows, a membership report that changes no connection (alive → suspect → alive at a
+    /// higher incarnation) or a received message changes no channel input, so the cycle is
+    /// skipped without diffing a single position; a follow command re-derives the follows.
+    @Test func membershipReportsAndMessagesDoNotReDeriveTheChannels() async {
         let node = await Harness.started(peers: ["n2": "tcp://127.0.0.1:7102"])
         for index in 0..<300 {
             await node.store.send(.follow(name: "f\(index)", topic: "t\(index)", from: nil)) {
                 $0.follows["f\(index)"] = Follow(topic: "t\(index)")
             }
         }
-        _ = await node.clock.waitForSleepers(2)
+        _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(50))  // every follow's settle window
         await node.store.settle()
+        // The membership's first report on n2 re-derives the peers (it now manages n2).
+        await node.store.send(Self.report("n2", .alive, incarnation: 5, atMs: 50)) { Self.apply(.alive, 5, atMs: 50, to: "n2", in: &$0) }
         let before = await node.store.keep().counters
-        #expect(before.liveChannels == 3 + 1 + 300, "publisher, heartbeat, membership, the peer and 300 follows")
+        #expect(before.liveChannels == 1 + 1 + 300, "publisher, the peer and 300 follows")
 
-        node.network.deliver([Received(topic: "$hb.n2", sender: "n2", epoch: 1, sequence: 1, value: "")])
-        await node.store.receive(.heartbeat(from: "n2", epoch: 1, sequence: 1, atMs: 50)) {
-            $0.peers["n2"]!.recordHeartbeat(epoch: 1, sequence: 1, atMs: 50)
+        await node.store.send(Self.report("n2", .suspect, incarnation: 5, atMs: 300)) {
+            Self.apply(.suspect, 5, atMs: 300, to: "n2", in: &$0)
         }
         let message = Received(topic: "t7", sender: "n2", epoch: 1, sequence: 1, value: "v")
         #expect(node.network.deliver([message]) == 1)
         await node.store.receive(.received(name: "f7", messages: [message])) { Self.accept(message, by: "f7", count: 1, in: &$0) }
-        await node.tick(after: 450) {
-            $0.nowMs = 500; $0.peers["n2"]!.status = .alive
-        }
+        await node.store.send(Self.report("n2", .alive, incarnation: 6, atMs: 500)) { Self.apply(.alive, 6, atMs: 500, to: "n2", in: &$0) }
 
         let idle = await node.store.keep().counters
         #expect(idle.cycles - before.cycles == 3)
@@ -201,7 +196,7 @@ import Testing
             last = counters
         }
         #expect(wide <= 1, "batches that diffed more than the follow they touched: \(wide)")
-        _ = await node.clock.waitForSleepers(2)
+        _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(50))
         await node.store.settle()
         let ids = await node.channelIDs()
@@ -217,12 +212,12 @@ import Testing
     @Test func aFollowFromAPeerWaitsForThePeerThenOwnsADedicatedRoute() async {
         let node = await Harness.started()
         await node.store.send(.follow(name: "d", topic: "d.topic", from: "n2")) { $0.follows["d"] = Follow(topic: "d.topic", from: "n2") }
-        #expect(await node.channelIDs() == ["heartbeat", "membership", "pub"], "no channel while n2 is unknown")
+        #expect(await node.channelIDs() == ["pub"], "no channel while n2 is unknown")
         await node.store.send(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102")) {
             $0.peers["n2"] = Peer(endpoint: "tcp://127.0.0.1:7102")
             $0.follows["d"]!.endpoint = "tcp://127.0.0.1:7102"
         }
-        _ = await node.clock.waitForSleepers(2)
+        _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(50))
         await node.store.settle()
         #expect(node.network.events.contains(.openDedicated("tcp://127.0.0.1:7102", .exact("d.topic"))))
@@ -235,33 +230,45 @@ import Testing
         await node.store.finish(cancelChannels: true)
     }
 
-    /// Membership on the test clock: alive on a heartbeat, suspect after 2 missed intervals,
-    /// gone after 5; a heartbeat on another sender's topic counts for nobody.
-    @Test func aPeerIsAliveThenSuspectThenGoneAsHeartbeatsStop() async {
+    /// The membership's reports drive a peer: suspect keeps its connection and its `from`
+    /// follows, dead drops both, and alive again at a higher incarnation (it refuted) brings
+    /// both back. A message on an old heartbeat topic (`$hb.<id>`) reaches no route.
+    @Test func aPeerFollowsTheMembershipsReports() async {
         let node = await Harness.started(peers: ["n2": "tcp://127.0.0.1:7102"])
-        await node.store.send(.publish(topic: "start", payload: ""))
-        node.network.deliver([Received(topic: "$hb.n3", sender: "n2", epoch: 4, sequence: 1, value: "")])
-        await node.store.expectNoAction()
-        node.network.deliver([Received(topic: "$hb.n2", sender: "n2", epoch: 4, sequence: 1, value: "")])
-        await node.store.receive(.heartbeat(from: "n2", epoch: 4, sequence: 1, atMs: 0)) {
-            $0.peers["n2"]!.status = .alive
-            $0.peers["n2"]!.lastSeenMs = 0
-            $0.peers["n2"]!.lastHeartbeat = 1
-            $0.peers["n2"]!.epoch = 4
+        #expect(node.network.deliver([Received(topic: "$hb.n2", sender: "n2", epoch: 4, sequence: 1, value: "")]) == 0)
+        await node.store.send(.follow(name: "d", topic: "d.topic", from: "n2")) {
+            $0.follows["d"] = Follow(topic: "d.topic", from: "n2", endpoint: "tcp://127.0.0.1:7102")
         }
-        await node.tick(after: 500) { $0.nowMs = 500 }
-        await node.tick(after: 500) {
-            $0.nowMs = 1_000
-            $0.peers["n2"]!.status = .suspect
+        await node.store.send(Self.report("n2", .alive, incarnation: 1, atMs: 100)) { Self.apply(.alive, 1, atMs: 100, to: "n2", in: &$0) }
+        await node.store.send(Self.report("n2", .suspect, incarnation: 1, atMs: 200)) {
+            Self.apply(.suspect, 1, atMs: 200, to: "n2", in: &$0)
         }
-        await node.tick(after: 500) { $0.nowMs = 1_500 }
-        await node.tick(after: 500) { $0.nowMs = 2_000 }
-        await node.tick(after: 500) {
-            $0.nowMs = 2_500
-            $0.peers["n2"]!.status = .gone
+        #expect(await node.channelIDs() == ["follow[d]", "peer[n2]", "pub"], "a suspect keeps its connection and follow")
+        await node.store.send(Self.report("n2", .dead, incarnation: 1, atMs: 900)) {
+            Self.apply(.dead, 1, atMs: 900, to: "n2", in: &$0)
+            $0.follows["d"]!.endpoint = nil
         }
-        #expect(node.network.published.filter { $0.topic == "$hb.n1" }.count == 6, "one heartbeat per tick")
+        #expect(await node.channelIDs() == ["pub"], "a dead peer: no connection, its follow waits")
+        await node.store.send(Self.report("n2", .alive, incarnation: 2, atMs: 1_000)) {
+            Self.apply(.alive, 2, atMs: 1_000, to: "n2", in: &$0)
+            $0.follows["d"]!.endpoint = "tcp://127.0.0.1:7102"
+        }
+        #expect(await node.channelIDs() == ["follow[d]", "peer[n2]", "pub"], "back after refuting")
         await node.store.finish(cancelChannels: true)
+    }
+
+    /// A report of the membership on `id` at its configured endpoint.
+    private static func report(_ id: String, _ status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int) -> NodeAction {
+        .memberChanged(id: id, endpoint: "tcp://127.0.0.1:7102", status: status, incarnation: incarnation, atMs: atMs)
+    }
+
+    /// The state change of a membership report on an existing peer.
+    private static func apply(_ status: Peer.MembershipStatus, _ incarnation: UInt64, atMs: Int, to id: String, in state: inout NodeState) {
+        state.nowMs = atMs
+        state.peers[id]!.status = status.peerStatus
+        state.peers[id]!.membership = status
+        state.peers[id]!.incarnation = incarnation
+        if status == .alive { state.peers[id]!.lastSeenMs = atMs }
     }
 
     /// Sequences count within one subscription: messages sent while the follow was on another

@@ -108,7 +108,9 @@ import Testing
         let control = "tcp://127.0.0.1:\(try NodeCommandTests().freeLoopbackPort())"
         let process = Process()
         process.executableURL = NodeCommandTests.executable
-        process.arguments = ["--id", "j1", "--pub", "tcp://127.0.0.1:*", "--control", control, "--log-format", "json"]
+        process.arguments = [
+            "--id", "j1", "--pub", "tcp://127.0.0.1:*", "--control", control, "--membership", "tcp://127.0.0.1:*", "--log-format", "json",
+        ]
         let log = Pipe()
         process.standardError = log
         try process.run()

@@ -27,7 +27,7 @@ import Testing
 
         /// n1 knowing n2 from configuration, or (`joining`) knowing nobody and joining through n2.
         init(joining: Bool = false) {
-            let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
+            let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50)
             plan =
                 joining
                 ? MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, seeds: [NodeMembershipTests.n2.membership])

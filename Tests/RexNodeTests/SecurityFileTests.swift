@@ -149,8 +149,8 @@ import ZMQ
     func clusterFolder(_ folder: Folder, nodes: [String: ZMQCurveKeyPair], keyless: String? = nil) throws -> String {
         let entries = nodes.keys.sorted().map { id in
             id == keyless
-                ? #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2"}"#
-                : #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2", "key": "\#(nodes[id]!.publicKey.z85)"}"#
+                ? #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2", "membership": "tcp://127.0.0.1:3"}"#
+                : #"{"id": "\#(id)", "pub": "tcp://127.0.0.1:1", "control": "tcp://127.0.0.1:2", "membership": "tcp://127.0.0.1:3", "key": "\#(nodes[id]!.publicKey.z85)"}"#
         }
         for (id, pair) in nodes { _ = try folder.write("keys/\(id).key", Self.keyText(pair)) }
         let admin = try ZMQCurveKeyPair.generate()

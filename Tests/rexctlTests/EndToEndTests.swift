@@ -9,7 +9,7 @@ import Testing
 /// exactly as an operator would: every action form, keep/state/metrics in table and JSON,
 /// describe, wait (success, timeout, gone), nodes, error replies, the load generator, --watch.
 @Suite(.serialized) struct EndToEndTests {
-    /// n1 and n2, each following the other's heartbeats, with fast timings.
+    /// n1 and n2, n2 knowing n1 from the start (n1 learns n2 from its probes), with fast timings.
     struct Cluster {
         let n1: Node
         let n2: Node
@@ -29,15 +29,17 @@ import Testing
         }
 
         static func start() throws -> Cluster {
-            let settings = NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 50)
+            let settings = NodeSettings(feedIntervalMs: 20, followSettleMs: 10)
             let n1 = try Node.start(
                 NodeConfiguration(
                     id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
+                    membershipEndpoint: "tcp://127.0.0.1:*",
                     settings: settings, logLevel: .error))
-            let n2 = try Node.start(
-                NodeConfiguration(
-                    id: "n2", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                    peers: ["n1": n1.pubEndpoint], settings: settings, logLevel: .error))
+            var second = NodeConfiguration(
+                id: "n2", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                settings: settings, logLevel: .error)
+            second.addPeer("n1", pub: n1.pubEndpoint, membership: n1.membershipEndpoint)
+            let n2 = try Node.start(second)
             return Cluster(n1: n1, n2: n2)
         }
 
@@ -240,9 +242,9 @@ import Testing
         #expect(
             timeout.stderr == "Error: n1: keep=follow[never] did not hold within 300ms (last seen: follow[never] is not in the keep set)\n")
 
-        let value = await cluster.run("wait n1 --for state=settings.heartbeatIntervalMs=51 --timeout 200ms")
+        let value = await cluster.run("wait n1 --for state=settings.followSettleMs=11 --timeout 200ms")
         #expect(value.code == 1)
-        #expect(value.stderr.contains("(last seen: settings.heartbeatIntervalMs is 50)"))
+        #expect(value.stderr.contains("(last seen: settings.followSettleMs is 10)"))
 
         #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
         await cluster.n2.stop()
@@ -315,6 +317,8 @@ import Testing
     /// second on, and exit 2 once a node stops answering.
     @Test func topPrintsPlainSamplesAndSeesANodeGo() async throws {
         let cluster = try Cluster.start()
+        #expect(await cluster.run("wait n1 --for state=peers.n2.status=alive --timeout 5s").code == 0)
+        #expect(await cluster.run("wait n2 --for state=peers.n1.status=alive --timeout 5s").code == 0)
         let top = await cluster.run("top --count 3 --interval 150ms")
         #expect(top.code == 0, "\(top)")
         let lines = top.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -326,10 +330,10 @@ import Testing
         for row in n1Rows.dropFirst() {
             let cells = row.split(separator: " ", omittingEmptySubsequences: true)
             #expect(cells[1] == "up" && Double(cells[2]) != nil && Double(cells[3]) != nil, "\(row)")
-            #expect(cells[8] == "none", "n1 has no peers: \(row)")
+            #expect(cells[8] == "alive:1", "n1 sees n2 alive: \(row)")
         }
         let n2Members = lines.filter { $0.hasPrefix("n2 ") }.map { $0.split(separator: " ", omittingEmptySubsequences: true)[8] }
-        #expect(n2Members.count == 3 && n2Members.allSatisfy { $0 == "alive:1" || $0 == "unknown:1" }, "\(n2Members)")
+        #expect(n2Members.count == 3 && n2Members.allSatisfy { $0 == "alive:1" }, "\(n2Members)")
         #expect(top.elapsed >= .milliseconds(290), "two intervals between three samples")
         #expect(!top.stdout.contains("\u{1B}"))
 

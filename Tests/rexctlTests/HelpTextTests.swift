@@ -73,8 +73,8 @@ import Testing
 
                 Pings every node at once, then asks the reachable ones for their state (to learn how
                 each node sees its peers) and metrics (live channels). STATUS is how the other nodes
-                see this one: under the SWIM membership alive, suspect, dead (crashed) or left
-                (stopped), else alive, suspect, gone or unknown; mixed views are counted
+                see this one, as their SWIM membership reports it: alive, suspect, dead (crashed) or
+                left (stopped), or unknown before it reported on it; mixed views are counted
                 (alive:1,dead:1). INCARNATION is the highest the membership reported for it (it rises
                 when the node refutes a suspicion or restarts). Exits 2 if any node did not answer.
 

@@ -50,7 +50,7 @@ import Testing
         let dead = reports[0].state?.peers["n3"]
         reports[1].state?.peers["n4"] = dead
         #expect(NodesCommand.statusSeenByPeers("n4", in: reports) == "dead:1,left:1")
-        // A heartbeat-era peer (no membership report) shows its heartbeat status.
+        // A peer the membership has not reported on (an add-peer of a non-member) is unknown.
         reports[1].state?.peers["n4"] = Peer(endpoint: "e")
         #expect(NodesCommand.statusSeenByPeers("n4", in: reports) == "left:1,unknown:1")
     }
@@ -64,11 +64,11 @@ import Testing
             "\(documents[2])")
         #expect(documents[3].contains(#""membership":{"n1":{"status":"left","incarnation":9}}"#), "\(documents[3])")
         // A node nobody's membership reported on has no `membership` member.
-        var heartbeats = Self.reports()
-        for index in heartbeats.indices {
-            let peers = heartbeats[index].state?.peers.mapValues { Peer(endpoint: $0.endpoint) } ?? [:]
-            heartbeats[index].state?.peers = peers
+        var unreported = Self.reports()
+        for index in unreported.indices {
+            let peers = unreported[index].state?.peers.mapValues { Peer(endpoint: $0.endpoint) } ?? [:]
+            unreported[index].state?.peers = peers
         }
-        #expect(!NodesCommand.documents(heartbeats).map(\.text).contains { $0.contains("membership") })
+        #expect(!NodesCommand.documents(unreported).map(\.text).contains { $0.contains("membership") })
     }
 }

@@ -129,14 +129,14 @@ import Testing
         var n2 = Peer(endpoint: "tcp://127.0.0.1:7102")
         n2.status = .alive
         n2.lastSeenMs = 5012
-        n2.lastHeartbeat = 10
-        n2.restarts = 1
+        n2.membership = .alive
+        n2.incarnation = 1_764_600_000_000
         state.peers["n2"] = n2
         state.peers["n3"] = Peer(endpoint: "tcp://127.0.0.1:7103")
         #expect(
             StateCommand.render(state) == """
                 NODE      n1  (up 5.1s)
-                SETTINGS  feedIntervalMs=100 followSettleMs=50 heartbeatIntervalMs=500
+                SETTINGS  feedIntervalMs=100 followSettleMs=50
                 LIMITS    maxFeeds=10000 maxFollows=200000 maxNameBytes=256 maxPeers=1000 maxReplyBytes=67108864 maxRequestBytes=1048576 maxStreamsPerFollow=1024 maxValueBytes=16384 queueMessages=10000 snapshotMessagesPerSecond=20000
 
                 FEEDS
@@ -148,9 +148,9 @@ import Testing
                 prices  eu.prices  -     42          n2          3     0     2      1
 
                 PEERS
-                ID  ENDPOINT              STATUS   LAST SEEN  HEARTBEAT  GAPS  RESTARTS
-                n2  tcp://127.0.0.1:7102  alive     88ms ago         10     0         1
-                n3  tcp://127.0.0.1:7103  unknown      never          -     0         0
+                ID  ENDPOINT              STATUS     INCARNATION  LAST SEEN
+                n2  tcp://127.0.0.1:7102  alive    1764600000000   88ms ago
+                n3  tcp://127.0.0.1:7103  unknown              -      never
 
                 """)
         var empty = NodeState(id: "n9")

@@ -26,7 +26,8 @@ import ZMQ
                 listed.append(.init(name: name, key: pair.publicKey.z85, role: role))
             }
             var configuration = NodeConfiguration(
-                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .error)
+                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                logLevel: .error)
             configuration.security = NodeSecurity(
                 keys: KeyFile(publicKey: nodeKeys.publicKey.z85, secretKey: nodeKeys.secretKey.z85),
                 members: [.init(id: "n1", key: nodeKeys.publicKey.z85, pub: nil)],
@@ -141,7 +142,9 @@ import ZMQ
         let folder = try TemporaryDirectory()
         defer { folder.cleanup() }
         let node = try Node.start(
-            NodeConfiguration(id: "p1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", logLevel: .error))
+            NodeConfiguration(
+                id: "p1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                logLevel: .error))
         try SecuredNode.writeKey(try ZMQCurveKeyPair.generate(), to: folder.path + "/keys/operator.key")
         let key = try ZMQCurveKeyPair.generate().publicKey.z85
         try folder.write("cluster.json", #"{"nodes": [{"id": "p1", "control": "\#(node.controlEndpoint)", "key": "\#(key)"}]}"#)

@@ -40,8 +40,8 @@ import Testing
     @Test func keepWatchRedrawsAndWaitEndsOnTheChange() async throws {
         let node = try Node.start(
             NodeConfiguration(
-                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*",
-                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: 3_600_000), logLevel: .error))
+                id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error))
         let options = ["--node", "n1=\(node.controlEndpoint)"]
         async let watching = cli(["keep", "n1", "--watch", "--timeout", "1500ms"] + options)
         async let waiting = cli(["wait", "n1", "--for", "keep=follow[late]", "--timeout", "5s"] + options)

@@ -20,11 +20,11 @@
 #
 #   deploy/bench/membership.sh [--old-bin DIR] [--secured] [--pause MS] [N…]     default N: 10 30 100
 #
-# --old-bin DIR: prebuilt rexnode and rexctl of a commit that still has the heartbeats (they are
-# being removed from this tree), e.g. e67622e: git worktree add /work/wt-old e67622e --detach, then
-# in it swift build -c release --product rexnode and --product rexctl; DIR=/work/wt-old/.build/release.
-# Without it the heartbeat rows use this tree's build (while it still runs heartbeats).
-# BENCH_MODES (default "heartbeat swim") picks the modes. The machine's load average is printed
+# --old-bin DIR: prebuilt rexnode and rexctl of a commit that still has the heartbeats (this tree
+# runs SWIM only), e.g. 6fdc183: git worktree add /work/wt-old 6fdc183 --detach, then in it
+# swift build -c release --product rexnode and --product rexctl; DIR=/work/wt-old/.build/release.
+# The heartbeat rows need it. BENCH_MODES (default "heartbeat swim" with --old-bin, "swim"
+# without) picks the modes. The machine's load average is printed
 # before each N: run it on a quiet machine, and quote the load with the figures. A row whose
 # cluster does not come up within REX_UP_TIMEOUT says so and the run goes on.
 # State in .deploy/bench-membership; every cluster is stopped, whatever happens.
@@ -117,9 +117,9 @@ measure() {
     local false_dead=0 no_answer=0 opens_before opens_after recreates_before recreates_after follow_ok=no
     local rejoin=- join=- waiters=()
     bin_dir=$NEW_BIN_DIR
-    [ "$mode" != heartbeat ] || bin_dir=${old_bin:-$NEW_BIN_DIR}
+    [ "$mode" != heartbeat ] || bin_dir=$old_bin
     label="$mode"
-    [ "$mode" != heartbeat ] || [ -z "$old_bin" ] || label="heartbeat (old bin)"
+    [ "$mode" != heartbeat ] || label="heartbeat (old bin)"
     # cluster.sh with this row's binaries and membership; rexctl of the same build.
     local up=(env REX_BIN_DIR="$bin_dir" REX_MEMBERSHIP="$mode" "$CLUSTER_SH")
     set_bins "$bin_dir"
@@ -227,12 +227,20 @@ set_bins() {
     REXCTL="$1/rexctl"
 }
 
+modes=${BENCH_MODES:-$([ -n "$old_bin" ] && echo "heartbeat swim" || echo swim)}
+for mode in $modes; do
+    case $mode in
+    swim) ;;
+    heartbeat) [ -n "$old_bin" ] || fatal "the heartbeat rows need --old-bin DIR: this tree's rexnode runs SWIM only" ;;
+    *) fatal "BENCH_MODES takes heartbeat and swim (got '$mode')" ;;
+    esac
+done
 build_if_stale
 tmp=$(mktemp -d)
-log "membership bench: N = ${counts[*]}, modes ${BENCH_MODES:-heartbeat swim}, $([ "$secured" = 1 ] && echo secured || echo plain), pause ${pause_ms} ms; heartbeats from ${old_bin:-this tree}"
+log "membership bench: N = ${counts[*]}, modes $modes, $([ "$secured" = 1 ] && echo secured || echo plain), pause ${pause_ms} ms${old_bin:+; heartbeats from $old_bin}"
 for count in "${counts[@]}"; do
     info "load average before N=$count: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
-    for mode in ${BENCH_MODES:-heartbeat swim}; do measure "$mode" "$count"; done
+    for mode in $modes; do measure "$mode" "$count"; done
 done
 info "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 {

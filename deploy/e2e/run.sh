@@ -18,11 +18,9 @@ source "$DEPLOY_SCRIPTS_DIR/e2e/lib.sh"
 # shellcheck source=hostile_lib.sh
 source "$DEPLOY_SCRIPTS_DIR/e2e/hostile_lib.sh"
 
-# Short intervals so changes show quickly. The cluster runs the SWIM membership (100 ms protocol
-# period, cluster.sh's default); --heartbeat still sets the old heartbeats' period for a node
-# without a membership endpoint (REX_MEMBERSHIP=heartbeat).
-export E2E_NODE_ARGS="--heartbeat 100 --feed-interval 20 --follow-settle 20"
-export E2E_HEARTBEAT_MS=100
+# Short intervals so changes show quickly. The nodes run the SWIM membership (rexnode's only one,
+# a 100 ms protocol period).
+export E2E_NODE_ARGS="--feed-interval 20 --follow-settle 20"
 
 # The suite's own state dir, apart from any cluster a person has up in .deploy/.
 E2E_DIR="$REPO_ROOT/.deploy/e2e"

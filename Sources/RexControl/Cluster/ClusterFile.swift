@@ -11,9 +11,9 @@ import Foundation
 /// `id` and `control` are required and non-empty, ids are unique; `pub` is optional (a node
 /// needs it to start from the file); `metrics` is optional (a node started from the file serves
 /// HTTP metrics there); `key` is optional (the node's CURVE public key: with it the node runs
-/// secured, and rexctl and peers expect that key); `membership` is optional (the node's SWIM
-/// membership endpoint: nodes that have one probe each other there instead of exchanging
-/// heartbeats); other members are ignored.
+/// secured, and rexctl and peers expect that key); `membership` is the node's SWIM membership
+/// endpoint, where the others probe it (optional for rexctl; a node needs every node's to start
+/// from the file: they are its first members); other members are ignored.
 public struct ClusterFile: Codable, Sendable, Equatable {
     /// One node: its id, its publisher (optional for rexctl) and its control endpoint.
     public struct Entry: Codable, Sendable, Equatable {
@@ -26,8 +26,8 @@ public struct ClusterFile: Codable, Sendable, Equatable {
         /// The node's CURVE public key (Z85). Optional, so files written before nodes had keys
         /// still load; a node whose entry has one runs secured (see README, "Security").
         public var key: String?
-        /// The node's membership endpoint (`rexnode --membership`): with it, the node runs the SWIM
-        /// membership instead of heartbeats and is probed there. Optional, additive.
+        /// The node's membership endpoint (`rexnode --membership`), where the others probe it.
+        /// Optional, so files written before it still load for rexctl.
         public var membership: String?
 
         public init(id: String, pub: String?, control: String, metrics: String? = nil, key: String? = nil, membership: String? = nil) {

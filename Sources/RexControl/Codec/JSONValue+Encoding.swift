@@ -5,7 +5,7 @@ extension JSONValue {
     ///
     /// ```swift
     /// let tree = try JSONValue(encoding: state)
-    /// tree["settings"]?["heartbeatIntervalMs"]   // .number("500")
+    /// tree["settings"]?["feedIntervalMs"]   // .number("100")
     /// ```
     ///
     /// - Throws: `EncodingError` for a value the codec would refuse (a non-finite number).

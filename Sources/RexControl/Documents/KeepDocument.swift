@@ -29,7 +29,7 @@ public struct KeepDocument: Codable, Sendable, Equatable {
             case settling
         }
 
-        /// `pub`, `heartbeat`, `membership`, `feed[<topic>]`, `peer[<id>]`, `follow[<name>]`.
+        /// `pub`, `membership`, `feed[<topic>]`, `peer[<id>]`, `follow[<name>]`.
         public var id: String
         public var lifetime: Lifetime
         /// An ephemeral channel's reset key: a new key recreates it.

@@ -103,7 +103,7 @@ extension MetricsDocument {
         if let membership {
             membership.writePrometheus(into: &out)
         } else if let members {
-            out.family("rexnode_members", "Peers by heartbeat status.", type: "gauge")
+            out.family("rexnode_members", "Peers by status.", type: "gauge")
             for status in Peer.Status.allCases {
                 out.sample("rexnode_members", labels: ["status": status.rawValue], Double(members[status]))
             }

@@ -10,7 +10,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     public var mailbox: Mailbox
     public var sockets: Sockets
     public var process: Process
-    /// The node's peers by heartbeat status. Optional: nodes before it did not send it.
+    /// The node's peers by `Peer.Status`. Optional: nodes before it did not send it.
     public var members: Members?
     /// Control requests answered since start, by operation (`ping`, …, or `invalid` when the
     /// request could not be read) and result (`ok` or the error code). Optional: nodes before it
@@ -109,8 +109,8 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         public var cancels: Int
         public var recreates: Int
         public var live: Int
-        /// The live instances by kind (`feed`, `follow`, `peer`, `membership`, `publisher`,
-        /// `heartbeat`), from the same engine snapshot as `live`. Optional: nodes before it did
+        /// The live instances by kind (`feed`, `follow`, `peer`, `membership`, `publisher`;
+        /// nodes before the SWIM membership also `heartbeat`), from the same engine snapshot as `live`. Optional: nodes before it did
         /// not send it.
         public var liveByKind: [String: Int]?
         /// `opens` by kind (the same kinds; they sum to `opens`). Optional: nodes before it
@@ -227,7 +227,7 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         }
     }
 
-    /// How many of the node's peers are in each heartbeat status.
+    /// How many of the node's peers are in each `Peer.Status`.
     /// A secured node's handshakes (every connection to its CURVE sockets, answered by its ZAP
     /// handler) and the operations refused for an operator's role.
     public struct Security: Codable, Sendable, Equatable {

@@ -1,6 +1,6 @@
 extension Peer {
     /// A peer's status as the SWIM membership reports it: `Peer.Status` folds the last two into
-    /// `gone` (what heartbeats could tell), this keeps a crash (dead) apart from a stop (left).
+    /// `gone` (what the data plane acts on), this keeps a crash (dead) apart from a stop (left).
     public enum MembershipStatus: String, Codable, Sendable, CaseIterable {
         /// Answers probes.
         case alive

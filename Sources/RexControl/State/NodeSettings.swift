@@ -4,17 +4,14 @@ public struct NodeSettings: Codable, Sendable, Equatable {
     public var feedIntervalMs: Int
     /// How long a follow's topic must stay unchanged before its subscription (re)opens.
     public var followSettleMs: Int
-    /// Heartbeat period; a peer is suspect after 2 missed beats and gone after 5.
-    public var heartbeatIntervalMs: Int
     /// What the node accepts from outside at most.
     public var limits: NodeLimits
 
     public init(
-        feedIntervalMs: Int = 100, followSettleMs: Int = 50, heartbeatIntervalMs: Int = 500, limits: NodeLimits = NodeLimits()
+        feedIntervalMs: Int = 100, followSettleMs: Int = 50, limits: NodeLimits = NodeLimits()
     ) {
         self.feedIntervalMs = feedIntervalMs
         self.followSettleMs = followSettleMs
-        self.heartbeatIntervalMs = heartbeatIntervalMs
         self.limits = limits
     }
 }

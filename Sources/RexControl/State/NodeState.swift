@@ -8,13 +8,16 @@ public struct NodeState: Codable, Sendable, Equatable {
     public var follows: [String: Follow] = [:]
     /// Other nodes this node connects to, by id.
     public var peers: [String: Peer] = [:]
-    /// Milliseconds since the node started, as of the last heartbeat tick.
+    /// Milliseconds since the node started, as of the membership's last report.
     public var nowMs: Int = 0
     /// Operator actions the reducer dropped at a limit of `settings.limits` (the control
     /// endpoint refuses them before they are queued; this counts the ones that raced it).
     public var refused: Int = 0
     /// Change stamps for the node's memoised supervise (not data: not encoded, never unequal).
     public var revisions = SuperviseRevisions()
+    /// The follows by their `from` peer, kept by the node's reducer (derived: not encoded, never
+    /// unequal).
+    public var followsByPeer = FollowsByPeer()
 
     public init(id: String, settings: NodeSettings = NodeSettings(), peers: [String: Peer] = [:]) {
         self.id = id
@@ -22,7 +25,8 @@ public struct NodeState: Codable, Sendable, Equatable {
         self.peers = peers
     }
 
-    /// Every stored property but `revisions`: a new field must be listed here to be encoded.
+    /// Every stored property but the derived `revisions` and `followsByPeer`: a new field must be
+    /// listed here to be encoded.
     enum CodingKeys: String, CodingKey {
         case id, settings, feeds, follows, peers, nowMs, refused
     }
@@ -30,7 +34,7 @@ public struct NodeState: Codable, Sendable, Equatable {
 
 /// Numbers the node's reducer bumps whenever it changes what a group of channels reads, so the
 /// node's supervise compares one number per group instead of re-deriving the group's channels
-/// after every heartbeat or received message (which change counters, never a channel).
+/// after every membership report or received message (which change counters, never a channel).
 ///
 /// A change stamp, not data: it is not encoded, and any two compare equal, so two states with the
 /// same content are equal whatever their history (the memo reads the numbers themselves).
@@ -117,33 +121,31 @@ public struct SenderSequences: Codable, Sendable, Equatable {
     }
 }
 
-/// Another node, as seen through its heartbeats.
+/// Another node, as the SWIM membership reports it.
 public struct Peer: Codable, Sendable, Equatable {
+    /// What the node's data plane makes of a peer: `gone` folds the membership's dead and left
+    /// (see `membership` for which).
     public enum Status: String, Codable, Sendable, CaseIterable {
-        /// No heartbeat heard yet.
+        /// Not reported by the membership: a configured peer for the instant before the node's
+        /// membership starts, or an operator's `add-peer` of a publisher that is not a member.
         case unknown
+        /// A member that answers probes.
         case alive
-        /// Two heartbeat intervals missed.
+        /// A member that missed a probe and has not refuted it yet.
         case suspect
-        /// Five heartbeat intervals missed; under the SWIM membership, declared dead or left.
+        /// A member declared dead, or one that left.
         case gone
     }
 
     public var endpoint: String
     public var status: Status = .unknown
+    /// When the membership last reported it alive (ms since this node started).
     public var lastSeenMs: Int?
-    public var lastHeartbeat: UInt64?
-    /// The epoch of the peer's heartbeats: new each time that node starts.
-    public var epoch: UInt64?
-    /// Heartbeats missed, from their sequence numbers (saturating).
-    public var gaps: Int = 0
-    /// Times the peer was heard with a new epoch after an earlier one (restarts).
-    public var restarts: Int = 0
-    /// Its incarnation as the SWIM membership last reported it (raised only by the peer itself,
-    /// to refute a suspicion or come back); nil under heartbeats. Not encoded while nil.
+    /// Its incarnation as the membership last reported it (raised only by the peer itself, to
+    /// refute a suspicion or come back); nil while the membership has not reported it.
     public var incarnation: UInt64?
-    /// Its status as the SWIM membership last reported it, where `status` folds dead and left
-    /// into `gone`; nil under heartbeats. Not encoded while nil.
+    /// Its status as the membership last reported it, where `status` folds dead and left into
+    /// `gone`; nil while the membership has not reported it.
     public var membership: MembershipStatus?
 
     public init(endpoint: String) {

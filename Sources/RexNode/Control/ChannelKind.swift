@@ -3,7 +3,7 @@ import SwiftRex
 /// What a channel of a node is for, told from its id (the ids `NodeFeature` gives): the `kind`
 /// label of `rexnode_channels_live` and the metrics document's `channels.liveByKind`.
 enum ChannelKind: String, Sendable, CaseIterable {
-    case feed, follow, peer, membership, publisher, heartbeat
+    case feed, follow, peer, membership, publisher
 
     /// The kind of the channel with this id. Follows are the only lifted channels (their ids are
     /// element-scoped, not strings); every other id is one of `NodeFeature`'s strings.
@@ -14,7 +14,6 @@ enum ChannelKind: String, Sendable, CaseIterable {
         }
         switch text {
         case NodeFeature.publisherID: self = .publisher
-        case NodeFeature.heartbeatID: self = .heartbeat
         case NodeFeature.membershipID: self = .membership
         case _ where text.hasPrefix(Self.feedPrefix): self = .feed
         case _ where text.hasPrefix(Self.peerPrefix): self = .peer

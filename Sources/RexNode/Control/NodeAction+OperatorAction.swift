@@ -75,7 +75,7 @@ private struct OperatorValueCheck {
             throw ControlError(
                 .badAction,
                 "action '\(action)': topics starting with '\(WireMessage.reservedPrefix)' "
-                    + "are reserved for the nodes (heartbeats, snapshots)")
+                    + "are reserved for the nodes (snapshots)")
         }
         return topic
     }

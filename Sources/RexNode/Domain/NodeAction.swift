@@ -18,13 +18,8 @@ public enum NodeAction: Sendable, Equatable {
     /// dispatch, the follow lookup and the state update once per read, not once per message —
     /// the reducer still records every message (count, gaps, last value).
     case received(name: String, messages: [Received])
-    /// A peer's heartbeat arrived (at `atMs` since the node started), numbered within the
-    /// peer's epoch (new each time that node starts).
-    case heartbeat(from: String, epoch: UInt64, sequence: UInt64, atMs: Int)
-    /// The heartbeat timer fired: time passed, re-evaluate peer status.
-    case tick(nowMs: Int)
 
-    // The SWIM membership (a node with a membership endpoint, instead of heartbeats).
+    // The SWIM membership.
     /// The membership's timer fired (handed to its channel; the state does not change).
     case membershipTimer
     /// The membership reports a member's status (at `atMs` since the node started): its

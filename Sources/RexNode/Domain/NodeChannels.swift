@@ -4,8 +4,7 @@ import SwiftRex
 /// The channels a node's state implies, written against `NodeTransport` and the store's clock.
 /// Every body and handler runs on the store's executor (the reactor thread in a running node).
 enum NodeChannels {
-    /// The publisher: `publish` actions and heartbeat ticks broadcast `Outgoing` messages into it
-    /// (not deduplicated).
+    /// The publisher: `publish` actions broadcast `Outgoing` messages into it (not deduplicated).
     static func publisher(_ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(
             id: NodeFeature.publisherID,
@@ -47,56 +46,6 @@ enum NodeChannels {
                 env.log.info("peer_disconnected", ["peer": id, "endpoint": endpoint])
             }
         }
-    }
-
-    /// The heartbeat: a `tick` now and then every interval on the store's clock; each tick
-    /// re-evaluates peer status and publishes `$hb.<id>` (see `NodeFeature`). Permanent: the
-    /// interval is a setting, fixed for the node's life.
-    static func heartbeat(interval: Duration, _ env: NodeEnvironment) -> Channel<NodeAction> {
-        Channel(id: NodeFeature.heartbeatID) { dispatch in
-            // The first tick as the channel opens (on the store's executor, so it is queued before
-            // anything that follows), the others from a task sleeping on the clock.
-            dispatch(.tick(nowMs: env.nowMs))
-            let task = Task { await tick(every: interval, on: env.clock, env, dispatch) }
-            return .cancelOnly { task.cancel() }
-        }
-    }
-
-    /// Ticks at fixed deadlines one interval apart, the first one interval from now (a late
-    /// wake-up does not shift the later ones; missed deadlines are skipped, not burst).
-    private static func tick<C: Clock<Duration>>(
-        every interval: Duration, on clock: C, _ env: NodeEnvironment, _ dispatch: @escaping @Sendable (NodeAction) -> Void
-    ) async {
-        var deadline = clock.now
-        while !Task.isCancelled {
-            deadline = deadline.advanced(by: interval)
-            let now = clock.now
-            if deadline < now { deadline = now.advanced(by: interval) }
-            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-            dispatch(.tick(nowMs: env.nowMs))
-        }
-    }
-
-    /// Every node follows the heartbeat prefix on its shared subscriber.
-    static func membership(_ env: NodeEnvironment) -> Channel<NodeAction> {
-        Channel(id: NodeFeature.membershipID) { dispatch in
-            let transport = env.transport
-            // Heartbeats are not retained: no snapshot to ask for.
-            let route = transport.addRoute(.prefix(WireMessage.heartbeatPrefix), false) { messages in
-                for message in messages where isOwnHeartbeat(message) {
-                    dispatch(.heartbeat(from: message.sender, epoch: message.epoch, sequence: message.sequence, atMs: env.nowMs))
-                }
-            }
-            return .cancelOnly { transport.removeRoute(route) }
-        }
-    }
-
-    /// A heartbeat counts for its sender only on that sender's own topic, `$hb.<sender>`.
-    static func isOwnHeartbeat(_ message: Received) -> Bool {
-        let topic = message.topic.utf8
-        let prefix = WireMessage.heartbeatPrefix.utf8
-        return topic.count == prefix.count + message.sender.utf8.count
-            && topic.starts(with: prefix) && topic.dropFirst(prefix.count).elementsEqual(message.sender.utf8)
     }
 
     /// One follow. Without an endpoint: a reference-counted subscription on the shared socket

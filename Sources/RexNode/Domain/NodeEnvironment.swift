@@ -9,12 +9,13 @@ import RexControl
 public final class NodeEnvironment: Sendable {
     let transport: NodeTransport
     let settings: NodeSettings
-    /// The clock the store runs on (the heartbeat ticks on it too).
+    /// The clock the store runs on (the membership's timer too, when the transport has none).
     let clock: any Clock<Duration>
     /// Time on `clock` since the node started.
     let elapsed: @Sendable () -> Duration
     public let log: NodeLogger
-    /// The SWIM membership to run; nil: all-to-all heartbeats.
+    /// The SWIM membership to run. A running `Node` always has one; nil: the store runs without
+    /// any membership (an in-memory store in tests of the data plane alone).
     let membership: MembershipPlan?
 
     init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger, membership: MembershipPlan? = nil)

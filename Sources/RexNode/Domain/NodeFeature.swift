@@ -11,7 +11,6 @@ public enum NodeFeature {
     static let publisherID = "pub"
     /// `publisherID` wrapped once: a `publish` broadcasts to it, and wrapping hashes the string.
     static let publisherKey = AnyHashableSendable(publisherID)
-    static let heartbeatID = "heartbeat"
     static let membershipID = "membership"
     /// `membershipID` wrapped once: the membership's timer and messages are broadcast to it.
     static let membershipKey = AnyHashableSendable(membershipID)
@@ -26,24 +25,18 @@ public enum NodeFeature {
                 switch action {
                 case .publish(let topic, let payload):
                     return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherKey)
-                case .tick:
-                    return .broadcast(Outgoing(topic: WireMessage.heartbeatPrefix + context.state.id, value: ""), channel: publisherKey)
                 case .membershipTimer:
                     return .broadcast(MembershipEvent.timer, channel: membershipKey)
                 default:
                     return .empty
                 }
             }
-            // Each group of channels is memoised on what it reads, so a heartbeat, a tick or a
-            // received message (which change statuses and counters only) costs four comparisons
-            // and no reconcile: the settings are fixed, the feeds dictionary compares by identity
-            // while untouched, peers are guarded by the reducer's revision and follows by its log.
-            .supervise(on: { $0.settings.heartbeatInterval }) { interval in
-                Supervision { env in fixedChannels(heartbeatInterval: interval, env) }
-            }
-            .supervise(on: \.id) { id in
-                Supervision { env in env.membership.map { [NodeChannels.swimMembership($0, env, id: id)] } ?? [] }
-            }
+            // Each group of channels is memoised on what it reads, so a membership report that
+            // changes no connection, or a received message (which change statuses and counters
+            // only), costs three comparisons and no reconcile: the id is fixed, the feeds
+            // dictionary compares by identity while untouched, peers are guarded by the reducer's
+            // revision and follows by its log.
+            .supervise(on: \.id) { id in Supervision { env in fixedChannels(id: id, env) } }
             .supervise(on: \.feeds) { feeds in Supervision { env in feedChannels(feeds, env) } }
             .combined(
                 with: Behavior<NodeAction, NodeState, NodeEnvironment>
@@ -82,6 +75,7 @@ public enum NodeFeature {
             state.revisions.followChanges.record(name)
             let endpoint = from.flatMap { state.peers[$0]?.reachableEndpoint }
             if var follow = state.follows[name] {
+                state.followsByPeer.move(name, from: follow.from, to: from)
                 if follow.topic != topic || follow.from != from {
                     // A new subscription: sequences (and so gaps) count within one subscription.
                     follow.senders = [:]
@@ -97,9 +91,11 @@ public enum NodeFeature {
                 state.refused += 1
             } else {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
+                state.followsByPeer.move(name, from: nil, to: from)
             }
         case .unfollow(let name):
-            if state.follows.removeValue(forKey: name) != nil {
+            if let follow = state.follows.removeValue(forKey: name) {
+                state.followsByPeer.remove(name, from: follow.from)
                 state.revisions.follows &+= 1
                 state.revisions.followChanges.record(name)
             }
@@ -121,20 +117,10 @@ public enum NodeFeature {
         case .received(let name, let messages):
             let limit = state.settings.limits.maxStreamsPerFollow
             state.follows[name]?.record(messages, streamLimit: limit)
-        case .heartbeat(let from, let epoch, let sequence, let atMs):
-            state.peers[from]?.recordHeartbeat(epoch: epoch, sequence: sequence, atMs: atMs)
         case .membershipTimer:
             break
         case .memberChanged(let id, let endpoint, let status, let incarnation, let atMs):
             recordMember(id, endpoint: endpoint, status: status, incarnation: incarnation, atMs: atMs, in: &state)
-        case .tick(let nowMs):
-            state.nowMs = nowMs
-            let interval = max(state.settings.heartbeatIntervalMs, 1)
-            for id in state.peers.keys {
-                guard let seen = state.peers[id]!.lastSeenMs else { continue }
-                let missed = (nowMs - seen) / interval
-                state.peers[id]!.status = missed >= 5 ? .gone : missed >= 2 ? .suspect : .alive
-            }
         }
     }
 
@@ -168,9 +154,11 @@ public enum NodeFeature {
         resolveEndpoints(of: id, in: &state)
     }
 
+    /// Re-resolves the follows `from` `peer` (found through `followsByPeer`: O(its follows), not
+    /// O(every follow)).
     private static func resolveEndpoints(of peer: String, in state: inout NodeState) {
-        for name in state.follows.keys where state.follows[name]!.from == peer {
-            let endpoint = state.peers[peer]?.reachableEndpoint
+        let endpoint = state.peers[peer]?.reachableEndpoint
+        for name in state.followsByPeer[peer] where state.follows[name] != nil {
             if state.follows[name]!.endpoint != endpoint {
                 state.follows[name]!.endpoint = endpoint
                 state.follows[name]!.restoredAtStart = false
@@ -180,12 +168,11 @@ public enum NodeFeature {
         }
     }
 
-    /// The channels every node keeps: publisher, heartbeat and membership.
-    /// Under the SWIM membership (`env.membership`), only the publisher: the membership's own
-    /// channel replaces the heartbeat and its `$hb.` route.
-    static func fixedChannels(heartbeatInterval: Duration, _ env: NodeEnvironment) -> Keep<NodeAction> {
-        guard env.membership == nil else { return [NodeChannels.publisher(env)] }
-        return [NodeChannels.publisher(env), NodeChannels.heartbeat(interval: heartbeatInterval, env), NodeChannels.membership(env)]
+    /// The channels every node keeps for its life: the publisher and the SWIM membership (none
+    /// without `env.membership`: an in-memory store in tests).
+    static func fixedChannels(id: String, _ env: NodeEnvironment) -> Keep<NodeAction> {
+        guard let plan = env.membership else { return [NodeChannels.publisher(env)] }
+        return [NodeChannels.publisher(env), NodeChannels.swimMembership(plan, env, id: id)]
     }
 
     /// One channel per feed, in topic order.

@@ -3,7 +3,6 @@ import RexControl
 extension NodeSettings {
     var feedInterval: Duration { .milliseconds(feedIntervalMs) }
     var followSettle: Duration { .milliseconds(followSettleMs) }
-    var heartbeatInterval: Duration { .milliseconds(heartbeatIntervalMs) }
 }
 
 extension NodeLimits {

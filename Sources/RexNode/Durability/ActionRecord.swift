@@ -14,7 +14,7 @@ enum ActionRecord {
     static func isDurable(_ action: NodeAction) -> Bool {
         switch action {
         case .set, .unset, .follow, .unfollow, .addPeer, .removePeer: true
-        case .publish, .received, .heartbeat, .tick, .membershipTimer, .memberChanged: false
+        case .publish, .received, .membershipTimer, .memberChanged: false
         }
     }
 
@@ -30,7 +30,7 @@ enum ActionRecord {
         case .unfollow(let name): put(.unfollow, [name], &bytes)
         case .addPeer(let id, let endpoint): put(.addPeer, [id, endpoint], &bytes)
         case .removePeer(let id): put(.removePeer, [id], &bytes)
-        case .publish, .received, .heartbeat, .tick, .membershipTimer, .memberChanged: return false
+        case .publish, .received, .membershipTimer, .memberChanged: return false
         }
         return true
     }

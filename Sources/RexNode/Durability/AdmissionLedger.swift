@@ -59,7 +59,7 @@ struct AdmissionLedger {
                 peers.insert(id)
             }
         case .removePeer(let id): peers.remove(id)
-        case .publish, .received, .heartbeat, .tick, .membershipTimer, .memberChanged: break
+        case .publish, .received, .membershipTimer, .memberChanged: break
         }
     }
 }

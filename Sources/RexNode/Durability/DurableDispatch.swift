@@ -122,7 +122,7 @@ final class DurableDispatch {
         case .follow(let name, let topic, let from): 64 + name.utf8.count + topic.utf8.count + (from?.utf8.count ?? 0)
         case .unset(let text), .unfollow(let text), .removePeer(let text): 64 + text.utf8.count
         case .addPeer(let id, let endpoint): 64 + id.utf8.count + endpoint.utf8.count
-        case .received, .heartbeat, .tick, .membershipTimer, .memberChanged: 64
+        case .received, .membershipTimer, .memberChanged: 64
         }
     }
 

@@ -34,7 +34,7 @@ public struct DurableState: Sendable, Equatable {
         case .removePeer(let id):
             addedPeers[id] = nil
             removedPeers.insert(id)
-        case .publish, .received, .heartbeat, .tick, .membershipTimer, .memberChanged: break
+        case .publish, .received, .membershipTimer, .memberChanged: break
         }
     }
 

@@ -30,7 +30,7 @@ final class NodeIO {
         var publisherOpen = false
         /// A secured node's handshakes and refusals (nil: plain).
         var security: MetricsDocument.Security?
-        /// The membership socket's and machine's counts (nil: the node runs heartbeats).
+        /// The membership socket's and machine's counts (nil before the node sets them).
         var membership: MembershipSocket.Counters?
         var membershipMachine: MembershipCounters?
     }
@@ -38,7 +38,7 @@ final class NodeIO {
     let reactor: Reactor
     let publisher: NodePublisher
     let subscriber: NodeSubscriber
-    /// The membership socket of a node that runs the SWIM membership (nil: heartbeats).
+    /// The node's SWIM membership socket (set as the node starts).
     var membership: MembershipSocket?
     /// Where the membership machine leaves its counters.
     var membershipStats: MembershipStats?

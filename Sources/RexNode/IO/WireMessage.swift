@@ -15,9 +15,8 @@ import Glibc
 /// Everything here reads bytes a peer chose: every length is bounded by `WireLimits`, every
 /// number is checked for overflow, and anything else is a counted drop, never a trap.
 enum WireMessage {
-    static let heartbeatPrefix = "$hb."
-    /// Topics starting with `$` are the node's own (heartbeats, snapshots): operators cannot set
-    /// or publish them.
+    /// Topics starting with `$` are the node's own (snapshots): operators cannot set or publish
+    /// them.
     static let reservedPrefix = "$"
     static let snapshotPrefix = "$snap."
 

@@ -20,6 +20,8 @@ public final class Node: Sendable {
     public let controlEndpoint: String
     /// The resolved HTTP metrics endpoint, when the node serves one.
     public let metricsEndpoint: String?
+    /// The resolved SWIM membership endpoint (what a peer's `--peer` or `--join` names).
+    public let membershipEndpoint: String
     public let store: Store<NodeAction, NodeState, NodeEnvironment>
     public let reactor: Reactor
     private let context: ZMQContext
@@ -36,9 +38,10 @@ public final class Node: Sendable {
     private init(
         id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
         reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>,
-        metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger,
+        metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger, membershipEndpoint: String,
         gatekeeper: ReactorBound<NodeGatekeeper>? = nil, durable: DurableRuntime? = nil
     ) {
+        self.membershipEndpoint = membershipEndpoint
         self.gatekeeper = gatekeeper
         self.durable = durable
         self.id = id
@@ -97,8 +100,9 @@ public final class Node: Sendable {
                         nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
                         reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log,
                         security: policy.map(DataPlaneSecurity.init),
-                        // Under the SWIM membership, membership itself drops dead peers' connections.
-                        connectionHeartbeats: configuration.membershipEndpoint == nil
+                        // The membership drops dead peers' connections: no ZMTP heartbeats (2(N−1)
+                        // per node starved 100 nodes on 2 cores into false deaths).
+                        connectionHeartbeats: false
                     )
                 } catch {
                     gatekeeper?.close()
@@ -134,29 +138,30 @@ public final class Node: Sendable {
                         throw error
                     }
                 }
-                if let endpoint = configuration.membershipEndpoint {
-                    do {
-                        io.membership = try MembershipSocket(
-                            context: context, reactor: reactor, endpoint: endpoint, log: log, security: policy.map(MembershipSecurity.init))
-                    } catch {
-                        metricsSocket?.close()
-                        controlSocket.close()
-                        io.close()
-                        gatekeeper?.close()
-                        throw error
-                    }
+                let membershipSocket: MembershipSocket
+                do {
+                    membershipSocket = try MembershipSocket(
+                        context: context, reactor: reactor, endpoint: configuration.membershipEndpoint, log: log,
+                        security: policy.map(MembershipSecurity.init))
+                } catch {
+                    metricsSocket?.close()
+                    controlSocket.close()
+                    io.close()
+                    gatekeeper?.close()
+                    throw error
                 }
-                let membershipPlan = io.membership.map { socket in
-                    var plan = Node.membershipPlan(configuration, address: MemberAddress(membership: socket.endpoint, pub: io.pubEndpoint))
-                    // Secured: only members with a key may be learned (a stolen key cannot gossip a stranger in).
-                    plan.admittedIDs = policy.map { Set($0.members.values) }
-                    return plan
-                }
-                io.membershipStats = membershipPlan?.stats
+                io.membership = membershipSocket
+                var membershipPlan = Node.membershipPlan(
+                    configuration, address: MemberAddress(membership: membershipSocket.endpoint, pub: io.pubEndpoint))
+                // Secured: only members with a key may be learned (a stolen key cannot gossip a stranger in).
+                membershipPlan.admittedIDs = policy.map { Set($0.members.values) }
+                io.membershipStats = membershipPlan.stats
                 let boundIO = ReactorBound(io, on: reactor)
                 var initial = NodeState(id: configuration.id, settings: configuration.settings)
                 for (peer, endpoint) in configuration.peers { initial.peers[peer] = Peer(endpoint: endpoint) }
                 if let durable { initial = durable.recovered.restore(onto: initial) }
+                // A configured member an operator removed (journaled) is not probed back in.
+                membershipPlan.members = membershipPlan.members.filter { initial.peers[$0.key] != nil }
                 let clock = ContinuousClock()
                 let environment = NodeEnvironment(
                     transport: .live(boundIO), settings: configuration.settings, clock: clock, log: log, membership: membershipPlan
@@ -193,13 +198,15 @@ public final class Node: Sendable {
                     id: configuration.id, pubEndpoint: io.pubEndpoint, controlEndpoint: controlEndpoint, store: store,
                     reactor: reactor, context: context, io: boundIO, control: ReactorBound(service, on: reactor),
                     metricsEndpoint: metricsEndpoint, metrics: metrics.map { ReactorBound($0, on: reactor) }, log: log,
+                    membershipEndpoint: membershipSocket.endpoint,
                     gatekeeper: gatekeeper.map { ReactorBound($0, on: reactor) }, durable: durable
                 )
             }
             log.info(
                 "started",
                 [
-                    "pub": node.pubEndpoint, "control": node.controlEndpoint, "metrics": node.metricsEndpoint ?? "off",
+                    "pub": node.pubEndpoint, "control": node.controlEndpoint, "membership": node.membershipEndpoint,
+                    "metrics": node.metricsEndpoint ?? "off",
                     "peers": "\(configuration.peers.count)", "security": policy == nil ? "none" : "curve",
                 ])
             if policy == nil {

@@ -6,11 +6,15 @@ import RexControl
 /// SIGTERM, and maps failures to exit codes (64 usage, 1 runtime failure).
 public enum NodeCommand {
     public static let usage = """
-        USAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] [options]
+        USAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--membership ENDPOINT]
+                       [--peer ID=PUB,MEMBERSHIP ...] [--join ENDPOINT ...] [options]
                rexnode --cluster FILE --id ID [options]
 
         Runs one node of a SwiftRex cluster: a store on its own reactor thread, publishing feeds over
-        ZeroMQ PUB/SUB and answering control requests (see docs/protocol.md).
+        ZeroMQ PUB/SUB and answering control requests (see docs/protocol.md). Its membership is SWIM
+        (see README, "Membership"): it probes its peers at their membership endpoints (a 100 ms
+        protocol period), and connects to the publisher of every member alive or suspect. A node with
+        no peers and no --join is a cluster of one until another joins through it.
 
         OPTIONS:
           --id ID                  This node's id (letters, digits, '-', '_', '.').
@@ -18,15 +22,17 @@ public enum NodeCommand {
           --control ENDPOINT       Where to answer control requests (default tcp://127.0.0.1:7201).
           --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
                                    tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
-          --peer ID=ENDPOINT       Connect to a peer's publisher; repeatable.
-          --membership ENDPOINT    Run the SWIM membership there instead of heartbeats (default: a cluster file's
-                                   "membership"; peers are the cluster file's nodes that have one).
-          --join ENDPOINT          Join a running cluster through a member's membership endpoint; repeatable.
-          --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub", "control"}]}).
+          --membership ENDPOINT    Where the SWIM membership answers probes (default tcp://127.0.0.1:7301;
+                                   a cluster file's "membership").
+          --peer ID=PUB,MEMBERSHIP A member known from the start: its publisher and its membership endpoint;
+                                   repeatable. It is probed at once: alive, or suspect and then dead.
+          --join ENDPOINT          Join a running cluster through a member's membership endpoint and learn
+                                   the others from it; repeatable.
+          --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub",
+                                   "control", "membership"}]}): every other node is a peer.
           --feed-interval MS       At most one message per feed per interval (default 100).
           --follow-settle MS       Quiet time before a follow's subscription (re)opens (default 50); the follows
                                    restored from --data-dir at start open at once.
-          --heartbeat MS           Heartbeat period; peers turn suspect after 2 and gone after 5 missed (default 500).
                                    Every MS flag takes 0 to 86400000 (a day).
           --log-level LEVEL        debug, info, warning or error (default info).
           --log-format FORMAT      text (key=value, default) or json (one object per line: time, level,
@@ -88,7 +94,7 @@ public enum NodeCommand {
         var metrics: String?
         var membership: String?
         var seeds: [String] = []
-        var peers: [String: String] = [:]
+        var peers: [String: PeerSpec] = [:]
         var cluster: String?
         var keyFile: String?
         var operatorsFile: String?
@@ -140,13 +146,18 @@ public enum NodeCommand {
             case "--insecure": insecure = true
             case "--peer":
                 let spec = try value(for: argument)
-                guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex, spec.index(after: equals) != spec.endIndex else {
-                    throw UsageError(message: "--peer takes ID=ENDPOINT (got '\(spec)')")
+                guard let peer = PeerSpec(spec) else {
+                    throw UsageError(
+                        message: "--peer takes ID=PUB,MEMBERSHIP: the peer's publisher and its membership endpoint (got '\(spec)')")
                 }
-                peers[String(spec[..<equals])] = String(spec[spec.index(after: equals)...])
+                peers[peer.id] = peer
             case "--feed-interval": settings.feedIntervalMs = try milliseconds(for: argument)
             case "--follow-settle": settings.followSettleMs = try milliseconds(for: argument)
-            case "--heartbeat": settings.heartbeatIntervalMs = try milliseconds(for: argument)
+            case "--heartbeat":
+                throw UsageError(
+                    message:
+                        "--heartbeat is gone: every node runs the SWIM membership (its protocol period is 100 ms, see README \"Membership\")"
+                )
             case "--max-name-bytes": settings.limits.maxNameBytes = try count(for: argument)
             case "--max-value-bytes": settings.limits.maxValueBytes = try count(for: argument)
             case "--max-request-bytes": settings.limits.maxRequestBytes = try count(for: argument)
@@ -202,13 +213,13 @@ public enum NodeCommand {
             }
             if let pub { configuration.pubEndpoint = pub }
             if let control { configuration.controlEndpoint = control }
-            configuration.peers.merge(peers) { _, explicit in explicit }
             if let metrics { configuration.metricsEndpoint = metrics }
         } else {
-            configuration = NodeConfiguration(id: id, peers: peers, metricsEndpoint: metrics)
+            configuration = NodeConfiguration(id: id, metricsEndpoint: metrics)
             if let pub { configuration.pubEndpoint = pub }
             if let control { configuration.controlEndpoint = control }
         }
+        for peer in peers.values { configuration.addPeer(peer.id, pub: peer.pub, membership: peer.membership) }
         if let membership { configuration.membershipEndpoint = membership }
         configuration.membershipSeeds += seeds
         configuration.settings = settings
@@ -239,7 +250,7 @@ public enum NodeCommand {
             invocation = try parse(arguments)
         } catch {
             writeError(
-                "Error: \(error.message)\nUSAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--peer ID=ENDPOINT ...] (see rexnode --help)\n"
+                "Error: \(error.message)\nUSAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--membership ENDPOINT] [--peer ID=PUB,MEMBERSHIP ...] (see rexnode --help)\n"
             )
             return 64
         }
@@ -278,6 +289,25 @@ public enum NodeCommand {
 
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// One `--peer ID=PUB,MEMBERSHIP`: a peer's id, its publisher and its membership endpoint (the
+/// endpoints are checked with the configuration). Split at the last comma: a membership endpoint
+/// never holds one (a `tcp://` endpoint cannot, and validation refuses what is not one).
+struct PeerSpec: Equatable, Sendable {
+    let id: String
+    let pub: String
+    let membership: String
+
+    init?(_ spec: String) {
+        guard let equals = spec.firstIndex(of: "="), equals != spec.startIndex else { return nil }
+        let endpoints = spec[spec.index(after: equals)...]
+        guard let comma = endpoints.lastIndex(of: ","), comma != endpoints.startIndex, endpoints.index(after: comma) != endpoints.endIndex
+        else { return nil }
+        id = String(spec[..<equals])
+        pub = String(endpoints[..<comma])
+        membership = String(endpoints[endpoints.index(after: comma)...])
     }
 }
 

@@ -10,7 +10,9 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var controlEndpoint: String
     /// Where the node serves HTTP `GET /metrics` and `/healthz` (bind, `tcp://` only); nil: off.
     public var metricsEndpoint: String?
-    /// Peers to connect to at start: id → their PUB endpoint.
+    /// Peers known at start: id → their PUB endpoint. Each is a first member of the node's SWIM
+    /// membership, so each needs its membership endpoint in `membershipPeers` too (see
+    /// `addPeer(_:pub:membership:)`).
     public var peers: [String: String]
     public var settings: NodeSettings
     public var logLevel: NodeLogger.Level
@@ -22,10 +24,11 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var insecure: Bool = false
     /// The node's data directory and durability (`--data-dir`); nil: nothing survives the process.
     public var durable: DurableOptions?
-    /// Where the node's SWIM membership binds (`--membership`); nil: all-to-all heartbeats.
-    public var membershipEndpoint: String?
-    /// The membership endpoints of peers known from the start (a cluster file), by id; each
-    /// needs its publisher in `peers` too.
+    /// Where the node's SWIM membership binds (`--membership`), the node's only membership:
+    /// other members probe it there. `tcp://127.0.0.1:*` picks a free port.
+    public var membershipEndpoint: String
+    /// The membership endpoints of peers known from the start (a cluster file or `--peer`), by
+    /// id; each needs its publisher in `peers` too.
     public var membershipPeers: [String: String] = [:]
     /// Membership endpoints of running members to join through (`--join`, repeatable).
     public var membershipSeeds: [String] = []
@@ -34,6 +37,7 @@ public struct NodeConfiguration: Sendable, Equatable {
         id: String,
         pubEndpoint: String = "tcp://127.0.0.1:7101",
         controlEndpoint: String = "tcp://127.0.0.1:7201",
+        membershipEndpoint: String = "tcp://127.0.0.1:7301",
         peers: [String: String] = [:],
         settings: NodeSettings = NodeSettings(),
         logLevel: NodeLogger.Level = .info,
@@ -45,9 +49,17 @@ public struct NodeConfiguration: Sendable, Equatable {
         self.id = id
         self.pubEndpoint = pubEndpoint
         self.controlEndpoint = controlEndpoint
+        self.membershipEndpoint = membershipEndpoint
         self.peers = peers
         self.settings = settings
         self.logLevel = logLevel
+    }
+
+    /// Adds a peer known from the start: its publisher (`peers`) and its membership endpoint
+    /// (`membershipPeers`), where this node first probes it.
+    public mutating func addPeer(_ id: String, pub: String, membership: String) {
+        peers[id] = pub
+        membershipPeers[id] = membership
     }
 
     /// Checks what can be checked before binding anything.
@@ -62,25 +74,31 @@ public struct NodeConfiguration: Sendable, Equatable {
                     "\(name): '\(endpoint)' is not a ZeroMQ endpoint (expected tcp://HOST:PORT, ipc://PATH or inproc://NAME)")
             }
         }
-        if membershipEndpoint == nil, !membershipSeeds.isEmpty {
-            throw NodeError(.invalidConfiguration, "--join needs --membership: a joining node is probed at its own membership endpoint")
+        // Every peer is a member: one without a membership endpoint could never be probed, and
+        // would stay unreported (`unknown`) for good.
+        if let id = peers.keys.sorted().first(where: { membershipPeers[$0] == nil }) {
+            throw NodeError(
+                .invalidConfiguration,
+                "peer '\(id)' has no membership endpoint: every node runs the SWIM membership (--peer ID=PUB,MEMBERSHIP)")
         }
-        if let membershipEndpoint {
-            let named =
-                [("--membership", membershipEndpoint)] + membershipPeers.map({ ("membership of \($0.key)", $0.value) })
-                + membershipSeeds.map { ("--join", $0) }
-            guard membershipSeeds.count <= 64 else {
-                throw NodeError(.invalidConfiguration, "--join takes at most 64 seeds (got \(membershipSeeds.count))")
+        if let id = membershipPeers.keys.sorted().first(where: { peers[$0] == nil }) {
+            throw NodeError(.invalidConfiguration, "peer '\(id)' has a membership endpoint but no publisher")
+        }
+        let named =
+            [("--membership", membershipEndpoint)]
+            + membershipPeers.sorted(by: { $0.key < $1.key }).map({ ("membership of \($0.key)", $0.value) })
+            + membershipSeeds.map { ("--join", $0) }
+        guard membershipSeeds.count <= 64 else {
+            throw NodeError(.invalidConfiguration, "--join takes at most 64 seeds (got \(membershipSeeds.count))")
+        }
+        for (name, endpoint) in named {
+            guard Self.isEndpoint(endpoint), !endpoint.contains(" "), endpoint.utf8.count <= 60 else {
+                throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint of at most 60 bytes")
             }
-            for (name, endpoint) in named {
-                guard Self.isEndpoint(endpoint), !endpoint.contains(" "), endpoint.utf8.count <= 60 else {
-                    throw NodeError(.invalidConfiguration, "\(name): '\(endpoint)' is not a ZeroMQ endpoint of at most 60 bytes")
-                }
-            }
-            guard ![pubEndpoint, controlEndpoint, metricsEndpoint].contains(membershipEndpoint) || membershipEndpoint.hasSuffix(":*") else {
-                throw NodeError(
-                    .invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
-            }
+        }
+        guard ![pubEndpoint, controlEndpoint, metricsEndpoint].contains(membershipEndpoint) || membershipEndpoint.hasSuffix(":*") else {
+            throw NodeError(
+                .invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
         }
         guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
             throw NodeError(.invalidConfiguration, "--pub and --control must differ (both are \(pubEndpoint))")
@@ -101,16 +119,14 @@ public struct NodeConfiguration: Sendable, Equatable {
                     + " anyone who can reach it could command the node. Run it secured (a cluster file with keys, see README \"Security\"),"
                     + " bind the control endpoint to 127.0.0.1, or pass --insecure to accept the risk")
         }
-        for (name, value) in [("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs)]
-        where value <= 0 {
-            throw NodeError(.invalidConfiguration, "\(name) must be positive (got \(value) ms)")
+        guard settings.feedIntervalMs > 0 else {
+            throw NodeError(.invalidConfiguration, "feed interval must be positive (got \(settings.feedIntervalMs) ms)")
         }
         guard settings.followSettleMs >= 0 else {
             throw NodeError(.invalidConfiguration, "follow settle must not be negative (got \(settings.followSettleMs) ms)")
         }
         for (name, value) in [
-            ("feed interval", settings.feedIntervalMs), ("heartbeat interval", settings.heartbeatIntervalMs),
-            ("follow settle", settings.followSettleMs),
+            ("feed interval", settings.feedIntervalMs), ("follow settle", settings.followSettleMs),
         ] where value > NodeCommand.maxMilliseconds {
             throw NodeError(.invalidConfiguration, "\(name) must be at most \(NodeCommand.maxMilliseconds) ms (got \(value))")
         }
@@ -160,23 +176,26 @@ extension ClusterFile {
         }
     }
 
-    /// The configuration of node `id`: its endpoints, and every other node as a peer.
+    /// The configuration of node `id`: its endpoints, and every other node as a peer (the first
+    /// members of its SWIM membership; more join later through `--join`).
     public func configuration(for id: String) throws(NodeError) -> NodeConfiguration {
         guard let me = nodes.first(where: { $0.id == id }) else {
             throw NodeError(
                 .invalidConfiguration, "node '\(id)' is not in the cluster file (it has: \(nodes.map(\.id).joined(separator: ", ")))")
         }
-        // A node binds its own publisher and connects to every other one: all need a "pub".
+        // A node binds its own publisher and membership and probes every other one, whose
+        // publisher it then connects to: all need both.
         if let missing = nodes.first(where: { $0.pub == nil }) {
             throw NodeError(.invalidConfiguration, "node '\(missing.id)' in the cluster file has no \"pub\" endpoint")
         }
-        var peers: [String: String] = [:]
-        for node in nodes where node.id != id { peers[node.id] = node.pub }
+        if let missing = nodes.first(where: { $0.membership == nil }) {
+            throw NodeError(.invalidConfiguration, "node '\(missing.id)' in the cluster file has no \"membership\" endpoint")
+        }
         var configuration = NodeConfiguration(
-            id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, peers: peers, metricsEndpoint: me.metrics)
-        if let membership = me.membership {
-            configuration.membershipEndpoint = membership
-            for node in nodes where node.id != id { configuration.membershipPeers[node.id] = node.membership }
+            id: id, pubEndpoint: me.pub ?? "", controlEndpoint: me.control, membershipEndpoint: me.membership ?? "",
+            metricsEndpoint: me.metrics)
+        for node in nodes where node.id != id {
+            configuration.addPeer(node.id, pub: node.pub ?? "", membership: node.membership ?? "")
         }
         return configuration
     }

@@ -8,8 +8,8 @@ struct NodesCommand: RexCtlCommand {
         discussion: """
             Pings every node at once, then asks the reachable ones for their state (to learn how
             each node sees its peers) and metrics (live channels). STATUS is how the other nodes
-            see this one: under the SWIM membership alive, suspect, dead (crashed) or left
-            (stopped), else alive, suspect, gone or unknown; mixed views are counted
+            see this one, as their SWIM membership reports it: alive, suspect, dead (crashed) or
+            left (stopped), or unknown before it reported on it; mixed views are counted
             (alive:1,dead:1). INCARNATION is the highest the membership reported for it (it rises
             when the node refutes a suspicion or restarts). Exits 2 if any node did not answer.
             """
@@ -75,8 +75,8 @@ struct NodesCommand: RexCtlCommand {
         return .nodeError
     }
 
-    /// How one peer sees another: its membership status when the membership reported one
-    /// (dead and left apart), else its heartbeat status.
+    /// How one peer sees another: its membership status (dead and left apart), or `unknown`
+    /// before the membership reported on it.
     static func shownStatus(_ peer: Peer) -> String { peer.membership?.rawValue ?? peer.status.rawValue }
 
     /// How the other reachable nodes see `id`: `alive`, or counts when they disagree, or `-`.
@@ -120,9 +120,9 @@ struct NodesCommand: RexCtlCommand {
     }
 
     /// One JSON document per node for `-o json` (members in this order; `seenBy` in node order).
-    /// `seenBy` keeps the heartbeat-era statuses (dead and left are `gone` there); when the
-    /// membership reported on the node, `membership` follows, by observer: its status (alive,
-    /// suspect, dead or left) and incarnation.
+    /// `seenBy` has the data plane's statuses (`Peer.Status`: dead and left are `gone` there);
+    /// when the membership reported on the node, `membership` follows, by observer: its status
+    /// (alive, suspect, dead or left) and incarnation.
     static func documents(_ reports: [Report]) -> [OrderedJSON] {
         reports.map { report in
             let ping = try? report.ping.get()

@@ -73,9 +73,8 @@ struct StateCommand: RexCtlCommand {
             text += "(none)\n"
         } else {
             var table = Table(columns: [
-                .init("ID"), .init("ENDPOINT"), .init("STATUS"), .init("LAST SEEN", alignment: .right),
-                .init("HEARTBEAT", alignment: .right), .init("GAPS", alignment: .right),
-                .init("RESTARTS", alignment: .right),
+                .init("ID"), .init("ENDPOINT"), .init("STATUS"), .init("INCARNATION", alignment: .right),
+                .init("LAST SEEN", alignment: .right),
             ])
             for (id, peer) in state.peers.sorted(by: { $0.key < $1.key }) {
                 var seen = "never"
@@ -85,10 +84,8 @@ struct StateCommand: RexCtlCommand {
                         Formatting.difference(state.nowMs, lastSeen).map { Formatting.milliseconds(max(0, $0)) + " ago" }
                         ?? "\(lastSeen)ms"
                 }
-                table.append([
-                    id, peer.endpoint, peer.status.rawValue, seen, Formatting.cell(peer.lastHeartbeat),
-                    Formatting.cell(peer.gaps), Formatting.cell(peer.restarts),
-                ])
+                // The membership's status (dead and left apart) where it reported one.
+                table.append([id, peer.endpoint, NodesCommand.shownStatus(peer), Formatting.cell(peer.incarnation), seen])
             }
             text += table.render(style: style, statusColumns: ["STATUS"])
         }

@@ -41,7 +41,7 @@ final class MemoryTransport: Sendable {
 
     private let network = Mutex(Network())
 
-    /// Messages published so far (feeds, `publish` actions and heartbeats), oldest first.
+    /// Messages published so far (feeds and `publish` actions), oldest first.
     var published: [(topic: String, value: String)] { network.withLock { $0.published.map { ($0.topic, $0.value) } } }
     /// Feeds' retained values, by topic.
     var retained: [String: String] { network.withLock { $0.retained } }

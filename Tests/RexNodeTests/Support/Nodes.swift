@@ -4,20 +4,16 @@ import RexControl
 import RexNode
 import ZMQ
 
-/// Starts a node on free loopback ports with fast timings for tests.
+/// Starts a node on free loopback ports with fast timings for tests; `peers` are running nodes
+/// it knows from the start (members of its SWIM membership).
 func startNode(
-    _ id: String, peers: [String: String] = [:], heartbeatMs: Int = 50, feedIntervalMs: Int = 100, settleMs: Int = 10,
-    limits: NodeLimits = NodeLimits()
+    _ id: String, peers: [String: Node] = [:], feedIntervalMs: Int = 100, settleMs: Int = 10, limits: NodeLimits = NodeLimits()
 ) throws -> Node {
-    try Node.start(
-        NodeConfiguration(
-            id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", peers: peers,
-            settings: NodeSettings(
-                feedIntervalMs: feedIntervalMs, followSettleMs: settleMs, heartbeatIntervalMs: heartbeatMs, limits: limits
-            ),
-            logLevel: .warning
-        )
-    )
+    var configuration = NodeConfiguration(
+        id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+        settings: NodeSettings(feedIntervalMs: feedIntervalMs, followSettleMs: settleMs, limits: limits), logLevel: .warning)
+    for (peer, node) in peers { configuration.addPeer(peer, pub: node.pubEndpoint, membership: node.membershipEndpoint) }
+    return try Node.start(configuration)
 }
 
 /// Sends one raw control request and returns the reply document (nil on timeout).

@@ -5,12 +5,13 @@ import RexNode
 import ZMQ
 
 /// Keys and endpoints of a secured test cluster: one key pair per node and per operator, ipc
-/// publisher endpoints known before any node starts (so every member's entry names its key and
+/// publisher and membership endpoints known before any node starts (so every member's entry names its key and
 /// endpoint), control endpoints on free loopback ports.
 struct SecureCluster {
     var nodeKeys: [String: ZMQCurveKeyPair] = [:]
     var operatorKeys: [String: ZMQCurveKeyPair] = [:]
     var pubs: [String: String] = [:]
+    var memberships: [String: String] = [:]
     var roles: [String: OperatorRole] = [:]
     let tag = UInt32.random(in: 0...UInt32.max)
 
@@ -18,6 +19,7 @@ struct SecureCluster {
         for id in nodes {
             nodeKeys[id] = try ZMQCurveKeyPair.generate()
             pubs[id] = "ipc:///tmp/rexsec-\(getpid())-\(tag)-\(id).pub"
+            memberships[id] = "ipc:///tmp/rexsec-\(getpid())-\(tag)-\(id).mem"
         }
         for (name, role) in operators {
             operatorKeys[name] = try ZMQCurveKeyPair.generate()
@@ -42,12 +44,11 @@ struct SecureCluster {
 
     /// Starts node `id` secured (with `keys` instead of its own to play an impostor), its peers
     /// every other member.
-    func start(_ id: String, keys: ZMQCurveKeyPair? = nil, heartbeatMs: Int = 50, logger: NodeLogger? = nil) throws -> Node {
-        var peers: [String: String] = [:]
-        for (other, pub) in pubs where other != id { peers[other] = pub }
+    func start(_ id: String, keys: ZMQCurveKeyPair? = nil, logger: NodeLogger? = nil) throws -> Node {
         var configuration = NodeConfiguration(
-            id: id, pubEndpoint: pubs[id]!, controlEndpoint: "tcp://127.0.0.1:*", peers: peers,
-            settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10, heartbeatIntervalMs: heartbeatMs), logLevel: .error)
+            id: id, pubEndpoint: pubs[id]!, controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: memberships[id]!,
+            settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error)
+        for (other, pub) in pubs where other != id { configuration.addPeer(other, pub: pub, membership: memberships[other]!) }
         configuration.security = security(for: id, keys: keys)
         return try Node.start(configuration, logger: logger)
     }

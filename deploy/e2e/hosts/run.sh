@@ -20,12 +20,11 @@ source "$DEPLOY_SCRIPTS_DIR/e2e/lib.sh"
 # shellcheck source=lib.sh
 source "$DEPLOY_SCRIPTS_DIR/e2e/hosts/lib.sh"
 
-# As in deploy/e2e/run.sh: the SWIM membership (hosts.sh's default; --heartbeat matters only with
-# REX_MEMBERSHIP=heartbeat), short feed and settle intervals. A queue of
+# As in deploy/e2e/run.sh: the SWIM membership (a 100 ms protocol period), short feed and settle
+# intervals. A queue of
 # 1,000 messages per subscriber (default 10,000) so that a few seconds of partition or a slow link
 # overflow it and losses show up as gaps within a CI-sized run.
-export HOSTS_NODE_ARGS="${HOSTS_NODE_ARGS:---heartbeat 100 --feed-interval 20 --follow-settle 20 --queue-messages 1000}"
-export E2E_HEARTBEAT_MS=100
+export HOSTS_NODE_ARGS="${HOSTS_NODE_ARGS:---feed-interval 20 --follow-settle 20 --queue-messages 1000}"
 
 PATH="$PATH:/usr/sbin:/sbin"   # ip, for the probe below
 HOSTS_DIR="$REPO_ROOT/.deploy/hosts"

@@ -1,7 +1,6 @@
 # shellcheck shell=bash
-# Hostile operator input, reserved topics: `$` starts the nodes' own topics (snapshot requests,
-# and `$hb.` heartbeats for a node on the old membership); a `publish` or a `set` on one would
-# forge them. Each must be refused: rexctl exits non-zero with the node's error reply, and the
+# Hostile operator input, reserved topics: `$` starts the nodes' own topics (snapshot requests;
+# `$hb.` was the old heartbeats', still reserved); a `publish` or a `set` on one would forge them. Each must be refused: rexctl exits non-zero with the node's error reply, and the
 # node's own reply to the raw request says ok=false.
 
 hostile_begin --secured reserved_topics n1

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # A real Prometheus (Debian's, deploy/prometheus.sh) scrapes the 3-node cluster every 500 ms:
 # its HTTP API reports `up == 1` for all three targets, and the follower's
-# rate(rexnode_messages_received_total) rises well past its heartbeat-only baseline while n1
+# rate(rexnode_messages_received_total) rises well past its idle baseline while n1
 # publishes (rexctl send --count/--rate). The server is stopped and its dir removed on any exit.
 # Skips loudly when no prometheus binary can be had.
 
@@ -41,7 +41,8 @@ wait_for n2 'keep=follow[load]' 3s
 v=$(publish_until_seen n1 prom.load warmup n2 load)
 step "n1 publish prom.load=$v → n2 follows.load.lastValue=$v"
 
-# The baseline: heartbeats only (2 peers × 10/s), over the last 3 s of scrapes.
+# The baseline: idle (no data-plane message: the membership has its own socket), over the last
+# 3 s of scrapes.
 rate_query='rate(rexnode_messages_received_total{node="n2"}[3s])'
 rate_now() { value_of "$rate_query" | awk '{ printf "%d", $1 }'; }
 has_rate() { [ -n "$(rate_now)" ]; }

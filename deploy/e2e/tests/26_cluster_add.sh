@@ -2,8 +2,7 @@
 # deploy/cluster.sh add: one more node joins a running SWIM cluster through --join of a running
 # member, is recorded in the cluster file, and is seen alive everywhere (rexctl nodes); it sees
 # every member alive and its publisher is followed. A named add, then the refusals: a name already
-# taken, and a cluster the running nodes would not let a new key into (01_up's: secured, or under
-# heartbeats). Needs 01_up only for that last check; the rest runs on a cluster of its own (state
+# taken, and a cluster the running nodes would not let a new key into (01_up's: secured). Needs 01_up only for that last check; the rest runs on a cluster of its own (state
 # in .deploy/e2e/add, plain: see cluster.sh add), stopped whatever happens.
 
 (

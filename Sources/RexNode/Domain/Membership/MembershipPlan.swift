@@ -2,9 +2,8 @@ import RexControl
 import RexMembership
 import Synchronization
 
-/// How a node runs the SWIM membership (`RexMembership`) instead of all-to-all heartbeats: who it
-/// is on the membership path and whom it knows from the start. Part of `NodeEnvironment`; nil
-/// there means the node runs the heartbeats.
+/// How a node runs the SWIM membership (`RexMembership`), its only membership: who it is on the
+/// membership path and whom it knows from the start. Part of `NodeEnvironment`.
 struct MembershipPlan: Sendable {
     /// This node's address as the membership carries it (see `MemberAddress`).
     var address: MemberAddress
@@ -14,7 +13,8 @@ struct MembershipPlan: Sendable {
     /// The machine's only randomness (probe order, phase, jitter).
     var seed: UInt64
     var settings = MembershipSettings()
-    /// Members known from configuration (a cluster file), by id: added as alive, then probed.
+    /// Members known from configuration (a cluster file or `--peer`), by id: added as alive, then
+    /// probed (so one that never answers turns suspect, then dead).
     var members: [String: MemberAddress] = [:]
     /// Membership endpoints of running members to join through (`rexnode --join`): the node asks
     /// them until one answers with its table.
@@ -71,9 +71,9 @@ extension Peer.MembershipStatus {
 }
 
 extension Peer {
-    /// Whether the node keeps a data-plane connection to this peer: always under heartbeats (a
-    /// gone peer may come back on its own), while alive or suspect under the membership (which
-    /// declares dead members and brings them back when they refute).
+    /// Whether the node keeps a data-plane connection to this peer: while the membership has it
+    /// alive or suspect (it declares dead members and brings them back when they refute), and for
+    /// a peer it has not reported (an operator's `add-peer` of a publisher that is not a member).
     var isConnectable: Bool { incarnation == nil || status != .gone }
 
     /// The endpoint a follow `from` this peer subscribes to: none while it is not connectable.

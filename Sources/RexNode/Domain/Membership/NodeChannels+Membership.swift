@@ -2,7 +2,7 @@ import RexControl
 import SwiftRex
 
 extension NodeChannels {
-    /// The SWIM membership (instead of heartbeats): one `MembershipHost` for the node's life,
+    /// The SWIM membership: one `MembershipHost` for the node's life,
     /// receiving the membership messages from the transport and its timer as a broadcast of
     /// `MembershipEvent.timer` (see `NodeFeature`'s produce), so the timer's sends go out on the
     /// store's executor, where the live transport's sockets are. Its status

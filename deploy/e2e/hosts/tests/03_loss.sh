@@ -3,8 +3,8 @@
 # HOSTS_LOSS_SECONDS (15 s, half the 30 s to keep CI short), while h1 publishes 500
 # messages/s to h5 and h2 and h5 publishes 500/s to h3. No node crashes; membership between the
 # hosts the loss does not touch never leaves alive. Pairs with h5 do flap: a lost segment stalls
-# a TCP stream for at least its 200 ms minimum retransmission timeout (2 heartbeats), and a
-# stream that carries only heartbeats has too few segments for fast retransmit, so each lost
+# a TCP stream for at least its 200 ms minimum retransmission timeout (2 protocol periods), and a
+# stream that carries only probes has too few segments for fast retransmit, so each lost
 # retransmission doubles the stall (0.2, 0.4, 0.8 … s): one pair can look gone for seconds.
 # Bounds: each pair with h5 leaves alive at most FLAP_BOUND_PER_S times a second (seen: up to
 # 1/s); together they are not alive at most NOT_ALIVE_BOUND_PCT % of the time (seen: 10–21 %;

@@ -2,7 +2,7 @@
 # Every host's HTTP metrics endpoint, as the cluster file records it, answers from the root
 # namespace: /healthz is ok, /metrics names the host and counts every other host alive (and
 # passes `promtool check metrics` when a promtool can be had). A partition of h1 from the rest
-# shows in h1's own /metrics — rexnode_members{status="gone"} (SWIM: "dead") reaches N-1 within
+# shows in h1's own /metrics — rexnode_members{status="dead"} reaches N-1 within
 # GONE_BOUND_MS — while the endpoint keeps answering (root-namespace traffic is never cut); after
 # `heal` it counts N-1 alive again within HEAL_BOUND_MS.
 #
@@ -43,13 +43,8 @@ for host in $(all_hosts); do
 done
 
 others=$(all_hosts | grep -vx h1 | paste -sd, -)
-# Gone: `dead` under the SWIM membership (its rexnode_members family keeps dead and left apart),
-# `gone` under heartbeats.
-gone_of() {
-    local dead
-    dead=$(members_of "$1" dead)
-    if [ -n "$dead" ]; then echo "$dead"; else members_of "$1" gone; fi
-}
+# Gone: `dead` (the membership's rexnode_members family keeps dead and left apart).
+gone_of() { members_of "$1" dead; }
 h1_sees_all_gone() { [ "$(gone_of h1)" = $((HOSTS_COUNT - 1)) ]; }
 h1_sees_all_alive() { [ "$(members_of h1 alive)" = $((HOSTS_COUNT - 1)) ]; }
 hosts partition "h1 / $others" >&2
