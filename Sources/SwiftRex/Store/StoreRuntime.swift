@@ -187,7 +187,9 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
         reducer?(dispatched.action, &context.storedState)
         // Handed straight to the engine (which skips an empty effect): checking `isEmpty` here
         // first kept the effect alive across two uses and copied it.
-        if let effect = producer?(dispatched.action, context) { schedule(effect) }
+        // `consume`: the binding hands its effect on; passing it plainly copied the whole effect
+        // into `schedule` and destroyed the original (two value-witness calls per action).
+        if let effect = producer?(dispatched.action, context) { schedule(consume effect) }
         return reducer != nil
     }
 
