@@ -26,16 +26,23 @@ final class NodePublisher {
     let epoch: UInt64
     private let limits: NodeLimits
     private let log: NodeLogger
-    private(set) var counters = Counters()
+    // Unchecked exclusivity on the five properties every published message touches (counters,
+    // sequences, the last topic and its index, the outbox): the publisher lives on the reactor
+    // thread, and the only accesses that overlap are a read of `sequences` (the head prefix)
+    // held while `enqueue` writes `outbox` and `counters` (and `flush` drains them), which are
+    // other properties; nothing called while an access is open publishes again. The dynamic
+    // checks were 14 % of the publisher's reactor samples in `nodebench thr` (none with the
+    // old `-enforce-exclusivity=unchecked`).
+    @exclusivity(unchecked) private(set) var counters = Counters()
 
     /// Per published topic: the last sequence number and the head frame's fixed part.
-    private var sequences: [String: TopicOutput] = [:]
+    @exclusivity(unchecked) private var sequences: [String: TopicOutput] = [:]
     // The last topic published and its index in `sequences` (two fields: reading a tuple out of
     // an optional copies both halves).
-    private var lastPublishedTopic = ""
-    private var lastPublishedIndex: [String: TopicOutput].Index?
+    @exclusivity(unchecked) private var lastPublishedTopic = ""
+    @exclusivity(unchecked) private var lastPublishedIndex: [String: TopicOutput].Index?
     /// Messages published this reactor turn, not yet handed to libzmq.
-    private var outbox = Outbox()
+    @exclusivity(unchecked) private var outbox = Outbox()
     private var retained: RetainedFeeds
     private let snapshotClock = ContinuousClock()
     private let started = ContinuousClock.now

@@ -39,7 +39,11 @@ final class NodeSubscriber {
     private let limits: NodeLimits
     private let wireLimits: WireLimits
     private let log: NodeLogger
-    private(set) var counters = Counters()
+    // Unchecked exclusivity on the properties every received message touches (counters, the
+    // routing cache, `filled`, the string reuse): the subscriber lives on the reactor thread and
+    // each access is a leaf or an `inout` into the pure `WireMessage.parse`; channel and store
+    // code runs only in `handOn`, after the read, with no access open.
+    @exclusivity(unchecked) private(set) var counters = Counters()
     private var table: SubscriptionTable<RouteTarget>
     private var dedicated: [RouteID: Dedicated] = [:]
     private var connected: [String: Int] = [:]
@@ -52,14 +56,14 @@ final class NodeSubscriber {
     /// The last topic routed, the table generation it was resolved at, and all its targets: a
     /// stream of one topic is then routed with a string comparison instead of a hash lookup and
     /// prefix checks per message.
-    private var lastRoutedTopic: String?
-    private var lastRoutedGeneration: UInt64 = 0
-    private var lastRoutedTargets: [RouteTarget] = []
+    @exclusivity(unchecked) private var lastRoutedTopic: String?
+    @exclusivity(unchecked) private var lastRoutedGeneration: UInt64 = 0
+    @exclusivity(unchecked) private var lastRoutedTargets: [RouteTarget] = []
     /// Targets given messages during the current read of a socket, handed on when it ends.
-    private var filled: [RouteTarget] = []
+    @exclusivity(unchecked) private var filled: [RouteTarget] = []
     /// The last topic and sender strings received, reused while they repeat.
-    private var topics = StringReuse()
-    private var senders = StringReuse()
+    @exclusivity(unchecked) private var topics = StringReuse()
+    @exclusivity(unchecked) private var senders = StringReuse()
 
     init(
         context: ZMQContext, reactor: Reactor, epoch: UInt64, limits: NodeLimits, log: NodeLogger, security: DataPlaneSecurity? = nil,

@@ -3,7 +3,9 @@
 final class RouteTarget {
     private let deliver: ([Received]) -> Void
     /// Messages of the current read, oldest first.
-    var pending: [Received] = []
+    // Unchecked exclusivity: appended to per received message on the reactor thread, and taken
+    // whole in `handOn` before `deliver` runs; no access is open while other code runs.
+    @exclusivity(unchecked) var pending: [Received] = []
 
     init(_ deliver: @escaping ([Received]) -> Void) {
         self.deliver = deliver

@@ -30,9 +30,10 @@ extension ChannelHandler where Value == Never {
 ///
 /// One allocation per live instance: the typed subclass keeps the body's two closures as they
 /// are (wrapping `receive` in an erasing closure cost a second, captured context per instance).
+@usableFromInline
 class ErasedChannelHandler {
     /// Delivers a value; returns false when the value's type does not match the channel's.
-    func receive(_ value: any Sendable) -> Bool {
+    @usableFromInline func receive(_ value: any Sendable) -> Bool {
         preconditionFailure("Internal inconsistency: ErasedChannelHandler.receive is abstract")
     }
 

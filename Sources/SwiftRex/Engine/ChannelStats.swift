@@ -8,6 +8,7 @@
 /// 4 → 8, each recreation's keys in a box of their own; the freed smaller arrays stayed behind
 /// as holes between live objects, so a store whose channels had churned held ~1.6 KiB per
 /// channel.
+@usableFromInline
 final class ChannelStats {
     /// Lifecycle events and drops only (deliveries are counted, not logged), so the ring holds
     /// what explains a channel: opens, recreates with their keys, drops and cancels.
@@ -19,7 +20,9 @@ final class ChannelStats {
     private var openCount: UInt32 = 0
     /// Recreations (saturates at `UInt32.max`).
     private var recreateCount: UInt32 = 0
-    var deliveries = 0
+    // Unchecked exclusivity: incremented per delivered value on the store's executor, a leaf
+    // access that calls nothing, so no other access can overlap it.
+    @usableFromInline @exclusivity(unchecked) var deliveries = 0
     var drops = 0
     private var events = InlineArray<8, StoredEvent>(repeating: StoredEvent(nanoseconds: 0, kind: .opened, detail: 0, extra: 0))
     /// Reset keys named by the recreations in the window (a slot no event names is reused).

@@ -18,7 +18,24 @@ extension EffectEngine {
     }
 
     /// `Effect.broadcast`: deliver into the live channel under `key`; dropped if none is live.
+    ///
+    /// Inlinable: a stream of broadcasts into the channel the last one reached (a node's publish,
+    /// one per message) is delivered by code specialised in the store's module, with no generic
+    /// engine call per value; a cache miss, a paced channel and a drop go out of line.
+    @inlinable
     func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
+        if let cached = lastBroadcastReference, lastBroadcastKey == key,
+            cached._withUnsafeGuaranteedRef({ $0.liveness.isAlive && $0.pacing == nil })
+        {
+            cached._withUnsafeGuaranteedRef { receive(value, into: $0) }
+        } else {
+            broadcastUncached(value, into: key)
+        }
+    }
+
+    /// `broadcast` past the last-broadcast cache: a registry lookup, pacing, or a drop.
+    @usableFromInline
+    func broadcastUncached(_ value: any Sendable, into key: AnyHashableSendable) {
         if let cached = lastBroadcastReference, lastBroadcastKey == key,
             cached._withUnsafeGuaranteedRef({ $0.liveness.isAlive })
         {
@@ -131,15 +148,22 @@ extension EffectEngine {
         if let value = decision.deliver { receive(value, into: live) }
     }
 
-    @inline(__always)
+    /// Hands a value to the instance's handler and counts it (a type mismatch is a counted drop).
+    @inlinable
     func receive(_ value: any Sendable, into live: LiveChannel) {
         guard let handler = live.handler else { return }
         if handler.receive(value) {
             counters.deliveries += 1
             live.stats.deliveries += 1
         } else {
-            drop(live, reason: .typeMismatch)
+            dropMismatched(live)
         }
+    }
+
+    /// A value of another type than the channel's (out of line: never on the hot path).
+    @usableFromInline
+    func dropMismatched(_ live: LiveChannel) {
+        drop(live, reason: .typeMismatch)
     }
 
     private func drop(_ live: LiveChannel, reason: ChannelEventReason) {

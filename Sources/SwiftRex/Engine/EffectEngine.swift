@@ -3,6 +3,7 @@
 /// Lives on the store's executor: every method is called from there, so nothing here locks.
 /// Runs carry generations; a late completion, timer or send of an old run never touches a newer
 /// run registered under the same id.
+@usableFromInline
 final class EffectEngine<Action: Sendable> {
     let clock: EngineClock
     let mailbox: Mailbox<Action>
@@ -16,7 +17,11 @@ final class EffectEngine<Action: Sendable> {
     var throttleStamps: [AnyHashableSendable: Duration] = [:]
     var timers = TimerQueue()
     var driver: (deadline: Duration, task: Task<Void, Never>)?
-    var counters = ReconcileCounters()
+    // Unchecked exclusivity: touched only on the store's executor, and every access is a leaf
+    // (an increment or a whole read; none calls out while it is open), so accesses never
+    // overlap — the checked debug build runs every test with the checks on. Each broadcast
+    // counts a delivery here, and the dynamic check cost more than the increment.
+    @usableFromInline @exclusivity(unchecked) var counters = ReconcileCounters()
     var reconciler = ChannelReconciler()
     private var lastGeneration: UInt64 = 0
     private var lastOrder: UInt64 = 0
@@ -29,8 +34,10 @@ final class EffectEngine<Action: Sendable> {
     }
     /// `lastBroadcastLive` again, for use without a retain and release per broadcast (it owns
     /// the instance, so this reference stays valid while it is set).
-    private(set) var lastBroadcastReference: Unmanaged<LiveChannel>?
-    var lastBroadcastKey: AnyHashableSendable?
+    // Unchecked exclusivity (both): read once per broadcast on the store's executor, written
+    // only on a cache miss or a cancel, each a whole read or write that calls nothing.
+    @usableFromInline @exclusivity(unchecked) private(set) var lastBroadcastReference: Unmanaged<LiveChannel>?
+    @usableFromInline @exclusivity(unchecked) var lastBroadcastKey: AnyHashableSendable?
 
     init(
         clock: EngineClock, mailbox: Mailbox<Action>, strictChannels: Bool, classifier: ChannelClassifier? = nil,

@@ -37,15 +37,18 @@ final class PendingEffect<Action: Sendable> {
 /// Kept small (one allocation per live channel, 100,000s of them in a node): the delivery policy
 /// lives in the pacer box (absent for immediate channels) and the payload kind is one byte; the
 /// ordering of the stored properties packs the small fields together.
+@usableFromInline
 final class LiveChannel {
     let generation: UInt64
     let order: UInt64
-    let liveness = Liveness()
+    @usableFromInline let liveness = Liveness()
     /// Pacing state of a throttled or debounced instance (nil: immediate). Boxed, so an
     /// immediate instance (most of them) pays one pointer for it.
-    let pacing: Pacing?
-    let stats: ChannelStats
-    var handler: ErasedChannelHandler?
+    @usableFromInline let pacing: Pacing?
+    @usableFromInline let stats: ChannelStats
+    // Unchecked exclusivity: read per delivered value on the store's executor and written once,
+    // at open, after the body returned (no access is open while the body runs).
+    @usableFromInline @exclusivity(unchecked) var handler: ErasedChannelHandler?
     let since: Duration
     let lifetime: ChannelLifetime
     let payloadKind: ChannelPayload.Kind
@@ -93,6 +96,7 @@ final class SettlingChannel<Action: Sendable> {
 }
 
 /// A live instance's pacer, kept apart from the instance so immediate instances do not carry it.
+@usableFromInline
 final class Pacing {
     var pacer: DeliveryPacer
     /// The policy the pacer runs (what the instance reports).

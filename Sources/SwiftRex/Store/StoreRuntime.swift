@@ -33,7 +33,7 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
         guard let storedState else { preconditionFailure("Internal inconsistency: state read in the middle of a batch") }
         return storedState
     }
-    let engine: EffectEngine<Action>
+    @usableFromInline let engine: EffectEngine<Action>
     /// This store's evaluation of the behavior's supervise, with its memo caches.
     private let supervisor: SupervisorInstance<State, Environment, Action>?
     // Unchecked as `storedState`: only the drain, on this actor's executor, touches it, once
@@ -187,7 +187,9 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
         reducer?(dispatched.action, &context.storedState)
         // Handed straight to the engine (which skips an empty effect): checking `isEmpty` here
         // first kept the effect alive across two uses and copied it.
-        if let effect = producer?(dispatched.action, context) { schedule(effect) }
+        // `consume`: the binding hands its effect on; passing it plainly copied the whole effect
+        // into `schedule` and destroyed the original (two value-witness calls per action).
+        if let effect = producer?(dispatched.action, context) { schedule(consume effect) }
         return reducer != nil
     }
 
@@ -228,9 +230,9 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
         engine.schedule(component)
     }
 
-    /// Out of line but free of Action-dependent types on its path (the engine's last-broadcast
-    /// cache), so it looks up no generic metadata.
-    @usableFromInline
+    /// Into the engine's inlinable delivery: a stream of broadcasts into one channel is
+    /// delivered by code specialised here (see `EffectEngine.broadcast`).
+    @inlinable
     func broadcast(_ value: any Sendable, into key: AnyHashableSendable) {
         engine.broadcast(value, into: key)
     }
