@@ -27,6 +27,25 @@ import Testing
         #expect(try NodeCommand.parse(["--help"]) == .help)
     }
 
+    @Test func theProtocolPeriodFlagSetsTheMachinesPeriodAndPingTimeout() throws {
+        guard case .run(let slow) = try NodeCommand.parse(["--id", "n1", "--protocol-period", "150"]),
+            case .run(let standard) = try NodeCommand.parse(["--id", "n1"])
+        else {
+            Issue.record("expected run invocations")
+            return
+        }
+        let address = MemberAddress(membership: "tcp://127.0.0.1:7301", pub: "tcp://127.0.0.1:7101")
+        let plan = Node.membershipPlan(slow, address: address)
+        #expect(plan.settings.protocolPeriod == .milliseconds(150))
+        #expect(plan.settings.pingTimeout == .milliseconds(60))
+        let defaults = Node.membershipPlan(standard, address: address)
+        #expect(defaults.settings.protocolPeriod == .milliseconds(100))
+        #expect(defaults.settings.pingTimeout == .milliseconds(40))
+        var direct = NodeConfiguration(id: "n1")
+        direct.membershipPeriodMs = 10_001
+        #expect(throws: NodeError.self) { try direct.validate() }
+    }
+
     @Test func membershipFlagsAndTheClusterFileNameTheMembershipEndpoints() throws {
         guard
             case .run(let joining) = try NodeCommand.parse([
@@ -92,7 +111,15 @@ import Testing
         ),
         (
             ["--id", "n1", "--heartbeat", "100"],
-            "--heartbeat is gone: every node runs the SWIM membership (its protocol period is 100 ms, see README \"Membership\")"
+            "--heartbeat is gone: every node runs the SWIM membership (its period is --protocol-period, 100 ms by default; see README \"Membership\")"
+        ),
+        (
+            ["--id", "n1", "--protocol-period", "19"],
+            "--protocol-period takes a whole number of milliseconds from 20 to 10000 (got '19')"
+        ),
+        (
+            ["--id", "n1", "--protocol-period", "9223372036854775807"],
+            "--protocol-period takes a whole number of milliseconds from 20 to 10000 (got '9223372036854775807')"
         ),
         (
             ["--id", "n1", "--feed-interval", "soon"],

@@ -247,9 +247,13 @@ public final class Node: Sendable {
             if let pub = configuration.peers[id] { members[id] = MemberAddress(membership: membership, pub: pub) }
         }
         let wallMilliseconds = UInt64(clamping: Int64(Date().timeIntervalSince1970 * 1000))
-        return MembershipPlan(
+        var plan = MembershipPlan(
             address: address, incarnation: wallMilliseconds, seed: UInt64.random(in: 0...UInt64.max), members: members,
             seeds: configuration.membershipSeeds)
+        // Validated to 20...10,000 ms, so neither product can overflow.
+        plan.settings.protocolPeriod = .milliseconds(configuration.membershipPeriodMs)
+        plan.settings.pingTimeout = .milliseconds(configuration.membershipPeriodMs * 2 / 5)
+        return plan
     }
 
     /// Queues an action on the node's store (from any thread). Not journaled: with a data

@@ -12,8 +12,8 @@ public enum NodeCommand {
 
         Runs one node of a SwiftRex cluster: a store on its own reactor thread, publishing feeds over
         ZeroMQ PUB/SUB and answering control requests (see docs/protocol.md). Its membership is SWIM
-        (see README, "Membership"): it probes its peers at their membership endpoints (a 100 ms
-        protocol period), and connects to the publisher of every member alive or suspect. A node with
+        (see README, "Membership"): it probes its peers at their membership endpoints (one probe
+        per protocol period, 100 ms by default), and connects to the publisher of every member alive or suspect. A node with
         no peers and no --join is a cluster of one until another joins through it.
 
         OPTIONS:
@@ -28,6 +28,8 @@ public enum NodeCommand {
                                    repeatable. It is probed at once: alive, or suspect and then dead.
           --join ENDPOINT          Join a running cluster through a member's membership endpoint and learn
                                    the others from it; repeatable.
+          --protocol-period MS     SWIM's protocol period, 20 to 10000 (default 100): idle cost goes as
+                                   1 / MS, detection time with MS. Give every member the same.
           --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub",
                                    "control", "membership"}]}): every other node is a peer.
           --feed-interval MS       At most one message per feed per interval (default 100).
@@ -106,6 +108,7 @@ public enum NodeCommand {
         var durability: DurabilityMode?
         var compactActions: Int?
         var compactBytes: Int?
+        var period: Int?
         var index = 0
 
         func value(for flag: String) throws(UsageError) -> String {
@@ -151,12 +154,22 @@ public enum NodeCommand {
                         message: "--peer takes ID=PUB,MEMBERSHIP: the peer's publisher and its membership endpoint (got '\(spec)')")
                 }
                 peers[peer.id] = peer
+            case "--protocol-period":
+                let text = try value(for: argument)
+                guard let number = Int(text), NodeConfiguration.membershipPeriodRangeMs.contains(number) else {
+                    let range = NodeConfiguration.membershipPeriodRangeMs
+                    throw UsageError(
+                        message:
+                            "--protocol-period takes a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound) (got '\(text)')"
+                    )
+                }
+                period = number
             case "--feed-interval": settings.feedIntervalMs = try milliseconds(for: argument)
             case "--follow-settle": settings.followSettleMs = try milliseconds(for: argument)
             case "--heartbeat":
                 throw UsageError(
                     message:
-                        "--heartbeat is gone: every node runs the SWIM membership (its protocol period is 100 ms, see README \"Membership\")"
+                        "--heartbeat is gone: every node runs the SWIM membership (its period is --protocol-period, 100 ms by default; see README \"Membership\")"
                 )
             case "--max-name-bytes": settings.limits.maxNameBytes = try count(for: argument)
             case "--max-value-bytes": settings.limits.maxValueBytes = try count(for: argument)
@@ -222,6 +235,7 @@ public enum NodeCommand {
         for peer in peers.values { configuration.addPeer(peer.id, pub: peer.pub, membership: peer.membership) }
         if let membership { configuration.membershipEndpoint = membership }
         configuration.membershipSeeds += seeds
+        if let period { configuration.membershipPeriodMs = period }
         configuration.settings = settings
         configuration.logLevel = level
         configuration.logFormat = logFormat

@@ -32,6 +32,13 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var membershipPeers: [String: String] = [:]
     /// Membership endpoints of running members to join through (`--join`, repeatable).
     public var membershipSeeds: [String] = []
+    /// SWIM's protocol period in ms (`--protocol-period`): one probe per member per period, so a
+    /// member's idle cost goes as 1 / period and detection time with the period. The ping timeout
+    /// is 40 % of it. Every member of a cluster should run the same period.
+    public var membershipPeriodMs: Int = NodeConfiguration.defaultMembershipPeriodMs
+    /// The default protocol period (100 ms), and the bounds `--protocol-period` takes.
+    public static let defaultMembershipPeriodMs = 100
+    public static let membershipPeriodRangeMs = 20...10_000
 
     public init(
         id: String,
@@ -88,6 +95,12 @@ public struct NodeConfiguration: Sendable, Equatable {
             [("--membership", membershipEndpoint)]
             + membershipPeers.sorted(by: { $0.key < $1.key }).map({ ("membership of \($0.key)", $0.value) })
             + membershipSeeds.map { ("--join", $0) }
+        guard Self.membershipPeriodRangeMs.contains(membershipPeriodMs) else {
+            throw NodeError(
+                .invalidConfiguration,
+                "--protocol-period takes \(Self.membershipPeriodRangeMs.lowerBound) to \(Self.membershipPeriodRangeMs.upperBound) ms (got \(membershipPeriodMs))"
+            )
+        }
         guard membershipSeeds.count <= 64 else {
             throw NodeError(.invalidConfiguration, "--join takes at most 64 seeds (got \(membershipSeeds.count))")
         }
