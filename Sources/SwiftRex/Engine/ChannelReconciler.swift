@@ -25,6 +25,15 @@ struct ChannelReconciler {
     /// in the order the ids held in the previous list.
     private(set) var directives: [ReconcileDirective] = []
     private var examined = 0
+    /// Scratch of the in-place diff, kept from cycle to cycle so a churn cycle allocates none of
+    /// it: the positions whose id changed, the slot each one's new id has (or `noRecord`), the
+    /// records they vacated, and the new ids (indexed, to catch duplicates among them).
+    private var moved: [Int] = []
+    private var movedSlots: [Int32] = []
+    private var touched: [Int] = []
+    private var newIDs: [AnyHashableSendable] = []
+    private var newIndex = SlotIndex()
+    private static let noRecord: Int32 = -2
 
     /// Diffs `desired` against the last cycle into `directives` (emptied first); returns how many
     /// positions it examined.
@@ -54,10 +63,17 @@ struct ChannelReconciler {
     }
 
     /// Drops buffers a large cycle left behind (the directives of opening 100,000 channels are
-    /// 5 MiB); the engine calls it once it carried the directives out. Small ones are kept for
-    /// the next cycle.
+    /// 5 MiB, and the in-place diff's scratch grows with the positions moved); the engine calls
+    /// it once it carried the directives out. Small ones are kept for the next cycle.
     mutating func cycleDone() {
         if directives.capacity > Self.retainedDirectives { directives = [] }
+        if moved.capacity > Self.retainedDirectives {
+            moved = []
+            movedSlots = []
+            touched = []
+            newIDs = []
+            newIndex = SlotIndex()
+        }
     }
 
     /// The directive buffer kept between cycles (a churn of a few thousand channels a cycle).
@@ -157,7 +173,7 @@ struct ChannelReconciler {
         // Same length, and last cycle had no duplicate ids (one record per position).
         // Vacant positions (a keyed lift's free slots) have no record.
         guard count == memory.positions.count, memory.records.count + memory.vacancies == count, count > 0 else { return false }
-        var moved: [Int] = []
+        moved.removeAll(keepingCapacity: true)
         let limit = max(count / 4, 1)
         let fits = desired.withUnsafeBufferPointer { channels in
             for range in ranges {
@@ -178,20 +194,24 @@ struct ChannelReconciler {
         let neutral = memory.cycle
         let vacated = neutral &+ 3, reclaimed = neutral &+ 4
         var departing: [AnyHashableSendable] = []
+        movedSlots.removeAll(keepingCapacity: true)
         if !moved.isEmpty {
-            var touched: [Int] = []
-            touched.reserveCapacity(moved.count)
+            touched.removeAll(keepingCapacity: true)
             for position in moved where memory.positions[position] != ReconcileMemory.vacant {
                 let slot = Int(memory.positions[position])
                 memory.records[slot].seenCycle = vacated
                 touched.append(slot)
             }
-            var newIDs: [AnyHashableSendable] = []
-            var newIndex = SlotIndex()
+            newIDs.removeAll(keepingCapacity: true)
+            newIndex.removeAll(keepingCapacity: true)
+            newIndex.reserveCapacity(moved.count)
             var duplicate = false
             for position in moved {
                 let id = desired[position].storage.id
-                if id == vacantChannelID { continue }
+                if id == vacantChannelID {
+                    movedSlots.append(Self.noRecord)
+                    continue
+                }
                 if let slot = memory.slot(of: id) {
                     // Declared at a position that did not move too, or twice among the moved.
                     guard memory.records[slot].seenCycle == vacated else {
@@ -199,6 +219,7 @@ struct ChannelReconciler {
                         break
                     }
                     memory.records[slot].seenCycle = reclaimed
+                    movedSlots.append(Int32(slot))
                 } else {
                     guard newIDs.withUnsafeBufferPointer({ ids in newIndex.slot(of: id) { ids[$0] } }) == nil else {
                         duplicate = true
@@ -206,6 +227,7 @@ struct ChannelReconciler {
                     }
                     newIndex.insert(id, slot: newIDs.count)
                     newIDs.append(id)
+                    movedSlots.append(Self.noRecord)
                 }
             }
             // The ids that leave, in their previous order (read before the positions change).
@@ -216,6 +238,9 @@ struct ChannelReconciler {
             if duplicate { return false }
         }
 
+        // The moved positions come in ascending order, as the loop below visits them: a cursor
+        // finds each one's slot, looked up above (records appended below do not move slots).
+        var cursor = 0
         for range in ranges {
             examined += range.count
             for position in range {
@@ -241,7 +266,15 @@ struct ChannelReconciler {
                     }
                 }
                 let sameID = previous != ReconcileMemory.vacant && memory.records[Int(previous)].id == storage.id
-                if let slot = sameID ? Int(previous) : memory.slot(of: storage.id) {
+                var found: Int?
+                if sameID {
+                    found = Int(previous)
+                } else {
+                    while moved[cursor] < position { cursor += 1 }
+                    let slot = movedSlots[cursor]
+                    found = slot == Self.noRecord ? nil : Int(slot)
+                }
+                if let slot = found {
                     if memory.records[slot].resetKey != resetKey {
                         directives.append(
                             .recreate(position: position, from: memory.records[slot].resetKey, stats: memory.records[slot].stats))

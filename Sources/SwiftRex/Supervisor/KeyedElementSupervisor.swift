@@ -173,14 +173,24 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
     }
 
     /// Every key, slots laid out afresh without gaps (parts kept by key).
+    ///
+    /// The first walk (a store's first update, or a restart's 100,000 restored keys) has no
+    /// parts to carry over: it sizes the table and the layout for the dictionary at once
+    /// instead of growing them (and rehashing every key) step by step.
     private func walk(_ global: GlobalState, _ environment: Environment) {
-        var previous = slots
-        slots.removeAll(keepingCapacity: true)
+        let count = access.count(global)
+        var previous: [ID: Slot] = [:]
+        if slots.isEmpty {
+            slots.reserveCapacity(count)
+        } else {
+            previous = slots
+            slots = Dictionary(minimumCapacity: count)
+        }
         free.removeAll()
         var next: Keep<GlobalAction> = []
-        next.reserveCapacity(keep.count)
+        next.reserveCapacity(max(reserve, count))
         access.forEach(global) { id, element in
-            let part = previous.removeValue(forKey: id)?.part ?? makePart()
+            let part = (previous.isEmpty ? nil : previous.removeValue(forKey: id)?.part) ?? makePart()
             _ = part.update(element, environment)
             let slot = Slot(scope: AnyHashableSendable(id), part: part, start: next.count, width: part.keep.count, count: part.keep.count)
             for channel in part.keep { next.append(lifted(channel, id, slot.scope)) }
