@@ -50,15 +50,22 @@ struct ChannelReconciler {
     mutating func reconcile<Action>(_ desired: [Channel<Action>], change: SupervisorChange) -> Int {
         directives.removeAll(keepingCapacity: true)
         examined = 0
-        switch change {
-        case .unchanged:
-            return 0
-        case .ranges(let ranges):
-            if reconcileInPlace(desired, ranges: ranges) { return examined }
-        case .resized:
-            if reconcileInPlace(desired, ranges: [0..<desired.count]) { return examined }
+        if case .unchanged = change { return 0 }
+        // The diff reads the list through its buffer: this runs unspecialised (the engine sits
+        // behind one call from the store's specialised drain), where an `Array<Channel<Action>>`
+        // subscript or iterator is an out-of-line generic call per position; a buffer of a
+        // fixed-layout element is read directly.
+        desired.withUnsafeBufferPointer { desired in
+            switch change {
+            case .unchanged:
+                return
+            case .ranges(let ranges):
+                if reconcileInPlace(desired, ranges: ranges) { return }
+            case .resized:
+                if reconcileInPlace(desired, ranges: [0..<desired.count]) { return }
+            }
+            reconcileFully(desired)
         }
-        reconcileFully(desired)
         return examined
     }
 
@@ -81,7 +88,7 @@ struct ChannelReconciler {
 
     /// The full diff. Records carry two marks per cycle: `seen` (declared in this list) and
     /// `done` (its directive is out, or it is leaving), so no side buffer of records is needed.
-    private mutating func reconcileFully<Action>(_ desired: [Channel<Action>]) {
+    private mutating func reconcileFully<Action>(_ desired: UnsafeBufferPointer<Channel<Action>>) {
         examined = desired.count
         memory.cycle &+= 2
         let seen = memory.cycle &- 1, done = memory.cycle
@@ -168,23 +175,19 @@ struct ChannelReconciler {
     ///
     /// Returns false, having changed nothing, when the list moved too much or holds duplicates:
     /// then the full diff runs.
-    private mutating func reconcileInPlace<Action>(_ desired: [Channel<Action>], ranges: [Range<Int>]) -> Bool {
+    private mutating func reconcileInPlace<Action>(_ desired: UnsafeBufferPointer<Channel<Action>>, ranges: [Range<Int>]) -> Bool {
         let count = desired.count
         // Same length, and last cycle had no duplicate ids (one record per position).
         // Vacant positions (a keyed lift's free slots) have no record.
         guard count == memory.positions.count, memory.records.count + memory.vacancies == count, count > 0 else { return false }
         moved.removeAll(keepingCapacity: true)
         let limit = max(count / 4, 1)
-        let fits = desired.withUnsafeBufferPointer { channels in
-            for range in ranges {
-                for position in range where channels[position].storage.id != memory.id(at: position) {
-                    moved.append(position)
-                    if moved.count > limit { return false }
-                }
+        for range in ranges {
+            for position in range where desired[position].storage.id != memory.id(at: position) {
+                moved.append(position)
+                if moved.count > limit { return false }
             }
-            return true
         }
-        guard fits else { return false }
 
         // Ids that changed position, told apart by marks on their records (no Set, no SipHash:
         // the records' own index answers). A record whose position now holds another id is
