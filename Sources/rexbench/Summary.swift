@@ -66,8 +66,10 @@ struct Summary {
         for churn in [ReconcileBenchmark.Churn.rekey(percent: 1), .replace(percent: 1)] {
             guard let r = find(largest, churn) else { continue }
             let opaque = find(largest, churn, .opaque).map { Format.time($0.total.median) } ?? "—"
+            // The figure is supervise + diff: the target includes the supervise.
             add(
-                "\(label) \(churn.label), memoised: cycle", goal: "≤ 3 ms", measured: Format.time(r.total.median),
+                "\(label) \(churn.label), memoised: cycle", goal: "≤ 3 ms",
+                measured: "\(Format.time(r.total.median)) (supervise \(Format.time(r.build.median)) + diff \(Format.time(r.diff.median)))",
                 reference: "opaque \(opaque)", pass: r.total.median <= 3e-3)
         }
         // Flat cost per changed channel: the largest K within 2× of the smallest.

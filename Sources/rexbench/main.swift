@@ -11,7 +11,7 @@ if arguments.first == "--memory-child", arguments.count == 2, let k = Int(argume
 }
 
 if let profile = ProfileMode.parse(arguments) {
-    await ProfileMode.run(k: profile.k, churn: profile.churn, cycles: profile.cycles, memoised: profile.memoised)
+    await ProfileMode.run(k: profile.k, churn: profile.churn, cycles: profile.cycles, workload: profile.workload)
     exit(0)
 }
 

@@ -25,6 +25,15 @@ struct ChannelReconciler {
     /// in the order the ids held in the previous list.
     private(set) var directives: [ReconcileDirective] = []
     private var examined = 0
+    /// Scratch of the in-place diff, kept from cycle to cycle so a churn cycle allocates none of
+    /// it: the positions whose id changed, the slot each one's new id has (or `noRecord`), the
+    /// records they vacated, and the new ids (indexed, to catch duplicates among them).
+    private var moved: [Int] = []
+    private var movedSlots: [Int32] = []
+    private var touched: [Int] = []
+    private var newIDs: [AnyHashableSendable] = []
+    private var newIndex = SlotIndex()
+    private static let noRecord: Int32 = -2
 
     /// Diffs `desired` against the last cycle into `directives` (emptied first); returns how many
     /// positions it examined.
@@ -41,23 +50,37 @@ struct ChannelReconciler {
     mutating func reconcile<Action>(_ desired: [Channel<Action>], change: SupervisorChange) -> Int {
         directives.removeAll(keepingCapacity: true)
         examined = 0
-        switch change {
-        case .unchanged:
-            return 0
-        case .ranges(let ranges):
-            if reconcileInPlace(desired, ranges: ranges) { return examined }
-        case .resized:
-            if reconcileInPlace(desired, ranges: [0..<desired.count]) { return examined }
+        if case .unchanged = change { return 0 }
+        // The diff reads the list through its buffer: this runs unspecialised (the engine sits
+        // behind one call from the store's specialised drain), where an `Array<Channel<Action>>`
+        // subscript or iterator is an out-of-line generic call per position; a buffer of a
+        // fixed-layout element is read directly.
+        desired.withUnsafeBufferPointer { desired in
+            switch change {
+            case .unchanged:
+                return
+            case .ranges(let ranges):
+                if reconcileInPlace(desired, ranges: ranges) { return }
+            case .resized:
+                if reconcileInPlace(desired, ranges: [0..<desired.count]) { return }
+            }
+            reconcileFully(desired)
         }
-        reconcileFully(desired)
         return examined
     }
 
     /// Drops buffers a large cycle left behind (the directives of opening 100,000 channels are
-    /// 5 MiB); the engine calls it once it carried the directives out. Small ones are kept for
-    /// the next cycle.
+    /// 5 MiB, and the in-place diff's scratch grows with the positions moved); the engine calls
+    /// it once it carried the directives out. Small ones are kept for the next cycle.
     mutating func cycleDone() {
         if directives.capacity > Self.retainedDirectives { directives = [] }
+        if moved.capacity > Self.retainedDirectives {
+            moved = []
+            movedSlots = []
+            touched = []
+            newIDs = []
+            newIndex = SlotIndex()
+        }
     }
 
     /// The directive buffer kept between cycles (a churn of a few thousand channels a cycle).
@@ -65,7 +88,7 @@ struct ChannelReconciler {
 
     /// The full diff. Records carry two marks per cycle: `seen` (declared in this list) and
     /// `done` (its directive is out, or it is leaving), so no side buffer of records is needed.
-    private mutating func reconcileFully<Action>(_ desired: [Channel<Action>]) {
+    private mutating func reconcileFully<Action>(_ desired: UnsafeBufferPointer<Channel<Action>>) {
         examined = desired.count
         memory.cycle &+= 2
         let seen = memory.cycle &- 1, done = memory.cycle
@@ -152,23 +175,19 @@ struct ChannelReconciler {
     ///
     /// Returns false, having changed nothing, when the list moved too much or holds duplicates:
     /// then the full diff runs.
-    private mutating func reconcileInPlace<Action>(_ desired: [Channel<Action>], ranges: [Range<Int>]) -> Bool {
+    private mutating func reconcileInPlace<Action>(_ desired: UnsafeBufferPointer<Channel<Action>>, ranges: [Range<Int>]) -> Bool {
         let count = desired.count
         // Same length, and last cycle had no duplicate ids (one record per position).
         // Vacant positions (a keyed lift's free slots) have no record.
         guard count == memory.positions.count, memory.records.count + memory.vacancies == count, count > 0 else { return false }
-        var moved: [Int] = []
+        moved.removeAll(keepingCapacity: true)
         let limit = max(count / 4, 1)
-        let fits = desired.withUnsafeBufferPointer { channels in
-            for range in ranges {
-                for position in range where channels[position].storage.id != memory.id(at: position) {
-                    moved.append(position)
-                    if moved.count > limit { return false }
-                }
+        for range in ranges {
+            for position in range where desired[position].storage.id != memory.id(at: position) {
+                moved.append(position)
+                if moved.count > limit { return false }
             }
-            return true
         }
-        guard fits else { return false }
 
         // Ids that changed position, told apart by marks on their records (no Set, no SipHash:
         // the records' own index answers). A record whose position now holds another id is
@@ -178,20 +197,24 @@ struct ChannelReconciler {
         let neutral = memory.cycle
         let vacated = neutral &+ 3, reclaimed = neutral &+ 4
         var departing: [AnyHashableSendable] = []
+        movedSlots.removeAll(keepingCapacity: true)
         if !moved.isEmpty {
-            var touched: [Int] = []
-            touched.reserveCapacity(moved.count)
+            touched.removeAll(keepingCapacity: true)
             for position in moved where memory.positions[position] != ReconcileMemory.vacant {
                 let slot = Int(memory.positions[position])
                 memory.records[slot].seenCycle = vacated
                 touched.append(slot)
             }
-            var newIDs: [AnyHashableSendable] = []
-            var newIndex = SlotIndex()
+            newIDs.removeAll(keepingCapacity: true)
+            newIndex.removeAll(keepingCapacity: true)
+            newIndex.reserveCapacity(moved.count)
             var duplicate = false
             for position in moved {
                 let id = desired[position].storage.id
-                if id == vacantChannelID { continue }
+                if id == vacantChannelID {
+                    movedSlots.append(Self.noRecord)
+                    continue
+                }
                 if let slot = memory.slot(of: id) {
                     // Declared at a position that did not move too, or twice among the moved.
                     guard memory.records[slot].seenCycle == vacated else {
@@ -199,6 +222,7 @@ struct ChannelReconciler {
                         break
                     }
                     memory.records[slot].seenCycle = reclaimed
+                    movedSlots.append(Int32(slot))
                 } else {
                     guard newIDs.withUnsafeBufferPointer({ ids in newIndex.slot(of: id) { ids[$0] } }) == nil else {
                         duplicate = true
@@ -206,6 +230,7 @@ struct ChannelReconciler {
                     }
                     newIndex.insert(id, slot: newIDs.count)
                     newIDs.append(id)
+                    movedSlots.append(Self.noRecord)
                 }
             }
             // The ids that leave, in their previous order (read before the positions change).
@@ -216,6 +241,9 @@ struct ChannelReconciler {
             if duplicate { return false }
         }
 
+        // The moved positions come in ascending order, as the loop below visits them: a cursor
+        // finds each one's slot, looked up above (records appended below do not move slots).
+        var cursor = 0
         for range in ranges {
             examined += range.count
             for position in range {
@@ -241,7 +269,15 @@ struct ChannelReconciler {
                     }
                 }
                 let sameID = previous != ReconcileMemory.vacant && memory.records[Int(previous)].id == storage.id
-                if let slot = sameID ? Int(previous) : memory.slot(of: storage.id) {
+                var found: Int?
+                if sameID {
+                    found = Int(previous)
+                } else {
+                    while moved[cursor] < position { cursor += 1 }
+                    let slot = movedSlots[cursor]
+                    found = slot == Self.noRecord ? nil : Int(slot)
+                }
+                if let slot = found {
                     if memory.records[slot].resetKey != resetKey {
                         directives.append(
                             .recreate(position: position, from: memory.records[slot].resetKey, stats: memory.records[slot].stats))

@@ -24,16 +24,19 @@ extension EffectEngine {
         let directives = reconciler.directives
         // A store's first cycle opens everything at once: size the registry for it exactly.
         if registry.count == 0, directives.count > 1_024 { registry.reserveCapacity(directives.count) }
-        for directive in directives {
-            switch directive {
-            case .open(let position, let stats):
-                appear(desired[position], stats: stats)
-            case .recreate(let position, let from, let stats):
-                recreate(desired[position], from: from, stats: stats)
-            case .deliver(let position):
-                pipe(desired[position])
-            case .cancel(let id, let reason):
-                cancel(id, reason: reason)
+        // Through the buffer: this runs unspecialised, where an array subscript is a call.
+        desired.withUnsafeBufferPointer { desired in
+            for directive in directives {
+                switch directive {
+                case .open(let position, let stats):
+                    appear(desired[position], stats: stats)
+                case .recreate(let position, let from, let stats):
+                    recreate(desired[position], from: from, stats: stats)
+                case .deliver(let position):
+                    pipe(desired[position])
+                case .cancel(let id, let reason):
+                    cancel(id, reason: reason)
+                }
             }
         }
         reconciler.cycleDone()

@@ -176,7 +176,8 @@ final class EffectEngine<Action: Sendable> {
     /// left the registry, so nothing it triggers can reach it again.
     @discardableResult
     func cancel(_ key: AnyHashableSendable, reason: ChannelEventReason, keepingThrottleStamp: Bool = false) -> Bool {
-        if !keepingThrottleStamp { throttleStamps.removeValue(forKey: key) }
+        // Most stores throttle nothing: an empty dictionary's removal still hashes the key.
+        if !keepingThrottleStamp, !throttleStamps.isEmpty { throttleStamps.removeValue(forKey: key) }
         guard let slot = registry.removeValue(forKey: key) else { return false }
         switch slot {
         case .effect(let run):

@@ -6,13 +6,20 @@
 /// key and slot once (48 bytes) plus its share of the index (8 bytes per bucket). Removal is a
 /// swap with the last entry, so iteration order is not insertion order (the snapshot sorts by
 /// each instance's open order).
+///
+/// The entries are stored in a non-generic form (`StoredEngineSlot`): the engine runs
+/// unspecialised behind the store, and an array of `EngineSlot<Action>` paid a generic-metadata
+/// lookup on every append, swap and removal.
 struct EngineRegistry<Action: Sendable> {
     private(set) var keys: [AnyHashableSendable] = []
-    private(set) var slots: [EngineSlot<Action>] = []
+    private var stored: [StoredEngineSlot] = []
     private var index = SlotIndex()
 
     /// Ids registered.
     var count: Int { keys.count }
+
+    /// What runs under each of `keys`, in the same order.
+    var slots: LazyMapSequence<[StoredEngineSlot], EngineSlot<Action>> { stored.lazy.map { $0.typed() } }
 
     @inline(__always)
     private func position(of key: AnyHashableSendable) -> Int? {
@@ -21,18 +28,21 @@ struct EngineRegistry<Action: Sendable> {
 
     /// What runs under `key`; assigning nil removes it.
     subscript(key: AnyHashableSendable) -> EngineSlot<Action>? {
-        get { position(of: key).map { slots[$0] } }
+        get {
+            guard let position = position(of: key) else { return nil }
+            return stored[position].typed()
+        }
         set {
             guard let newValue else {
                 removeValue(forKey: key)
                 return
             }
             if let position = position(of: key) {
-                slots[position] = newValue
+                stored[position] = StoredEngineSlot(newValue)
             } else {
                 index.insert(key, slot: keys.count)
                 keys.append(key)
-                slots.append(newValue)
+                stored.append(StoredEngineSlot(newValue))
             }
         }
     }
@@ -43,25 +53,25 @@ struct EngineRegistry<Action: Sendable> {
         guard let position = position(of: key) else { return nil }
         index.remove(key, slot: position)
         let last = keys.count - 1
-        let removed: EngineSlot<Action>
+        let removed: StoredEngineSlot
         if position == last {
             keys.removeLast()
-            removed = slots.removeLast()
+            removed = stored.removeLast()
         } else {
-            removed = slots[position]
+            removed = stored[position]
             let movedKey = keys.removeLast()
-            slots[position] = slots.removeLast()
+            stored[position] = stored.removeLast()
             keys[position] = movedKey
             index.move(movedKey, from: last, to: position)
         }
-        return removed
+        return removed.typed()
     }
 
     /// Makes room for `capacity` ids; used before a large first open, so the arrays are not left
     /// up to twice the size they need.
     mutating func reserveCapacity(_ capacity: Int) {
         keys.reserveCapacity(capacity)
-        slots.reserveCapacity(capacity)
+        stored.reserveCapacity(capacity)
         index.reserveCapacity(capacity)
     }
 }

@@ -10,6 +10,39 @@ enum EngineSlot<Action: Sendable> {
     case settling(SettlingChannel<Action>)
 }
 
+/// An `EngineSlot` as the registry stores it: the generic classes held as `AnyObject`, so the
+/// registry's arrays are of one concrete type whatever the store's action type.
+enum StoredEngineSlot {
+    case effect(RunningEffect)
+    /// A `PendingEffect<Action>`.
+    case pending(AnyObject)
+    case channel(LiveChannel)
+    /// A `SettlingChannel<Action>`.
+    case settling(AnyObject)
+
+    @inline(__always)
+    init<Action>(_ slot: EngineSlot<Action>) {
+        switch slot {
+        case .effect(let run): self = .effect(run)
+        case .pending(let pending): self = .pending(pending)
+        case .channel(let live): self = .channel(live)
+        case .settling(let settling): self = .settling(settling)
+        }
+    }
+
+    /// The slot again, for the action type it was stored with (a registry holds one action
+    /// type only, so the downcasts cannot fail).
+    @inline(__always)
+    func typed<Action>() -> EngineSlot<Action> {
+        switch self {
+        case .effect(let run): .effect(run)
+        case .pending(let pending): .pending(unsafeDowncast(pending, to: PendingEffect<Action>.self))
+        case .channel(let live): .channel(live)
+        case .settling(let settling): .settling(unsafeDowncast(settling, to: SettlingChannel<Action>.self))
+        }
+    }
+}
+
 final class RunningEffect {
     let generation: UInt64
     let liveness = Liveness()

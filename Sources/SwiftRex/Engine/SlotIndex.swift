@@ -14,6 +14,8 @@ struct SlotIndex {
     private var shift: UInt32
     /// Ids indexed.
     private(set) var count = 0
+    /// Buckets allocated (what `removeAll(keepingCapacity: true)` clears).
+    var bucketCount: Int { buckets.count }
 
     private static let minimumBits: UInt32 = 4
 

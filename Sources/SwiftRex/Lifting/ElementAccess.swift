@@ -10,8 +10,9 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
     /// Visits every element with its id, in the container's order, without collecting them.
     let forEach: @Sendable (GlobalState, (ID, Element) -> Void) -> Void
     let modifyAll: @Sendable (inout GlobalState, (inout Element) -> Void) -> Void
-    /// The element at an offset from the start, in O(1) (random-access containers only).
-    var elementAt: (@Sendable (GlobalState, Int) -> (ID, Element))? = nil
+    /// Visits the elements at the given offsets from the start, in the order given, projecting
+    /// the container once (random-access containers only; each offset in range).
+    var elementsAt: (@Sendable (GlobalState, [Int], (ID, Element) -> Void) -> Void)? = nil
 
     /// Elements of a mutable collection of `Identifiable` values.
     static func collection<C: MutableCollection>(
@@ -51,10 +52,12 @@ struct ElementAccess<GlobalState, ID: Hashable & Sendable, Element>: Sendable {
         C: SendableMetatype, C.Index: SendableMetatype, Element: SendableMetatype
     {
         var access = collection(keyPath)
-        access.elementAt = { global, offset in
+        access.elementsAt = { global, offsets, body in
             let elements = global[keyPath: keyPath]
-            let element = elements[elements.index(elements.startIndex, offsetBy: offset)]
-            return (element.id, element)
+            for offset in offsets {
+                let element = elements[elements.index(elements.startIndex, offsetBy: offset)]
+                body(element.id, element)
+            }
         }
         return access
     }

@@ -14,9 +14,10 @@
 final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Environment, Action: Sendable, GlobalAction: Sendable>:
     SupervisorInstance<GlobalState, Environment, GlobalAction>
 {
+    /// One position's part and where its channels sit in `keep`. Free of the element's own
+    /// types (the id lives in `ids`, its scope in `scopes`), so copying one is a plain copy,
+    /// not a value-witness call: this code runs unspecialised, behind the class.
     struct Element {
-        let id: ID
-        let scope: AnyHashableSendable
         let part: SupervisorInstance<State, Environment, Action>
         /// Where this element's channels start in `keep`, and how many there are.
         var start: Int
@@ -30,10 +31,24 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     let embed: @Sendable (ID, Action) -> GlobalAction
     let makePart: @Sendable () -> SupervisorInstance<State, Environment, Action>
     let changes: (@Sendable (GlobalState) -> ElementChanges<ID>)?
+    /// Per position: the element's id, its scope (`AnyHashableSendable(id)`, what its channels'
+    /// ids are scoped to and what the indexes below hash) and its part.
+    private var ids: [ID] = []
+    private var scopes: [AnyHashableSendable] = []
     private var elements: [Element] = []
-    /// With a change log: the log's revision at the last update, and each id's position.
+    /// With a change log: the log's revision at the last update, and each scope's position
+    /// (slots of the index are positions, read back through `scopes`).
     private var seenRevision: UInt64?
-    private var positions: [ID: Int] = [:]
+    private var positions = SlotIndex()
+    /// Scratch of `updateRecorded`, kept between updates so a churn cycle allocates none of it:
+    /// the distinct recorded scopes (and their index), the positions they held, and what those
+    /// positions hold now.
+    private var recorded: [AnyHashableSendable] = []
+    private var recordedIndex = SlotIndex()
+    private var examined: [Int] = []
+    private var currentIDs: [ID] = []
+    private var currentScopes: [AnyHashableSendable] = []
+    private var currentStates: [State] = []
 
     init(
         access: ElementAccess<GlobalState, ID, State>,
@@ -47,14 +62,9 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         self.makePart = makePart
     }
 
-    private func lifted(_ channel: Channel<Action>, _ element: Element) -> Channel<GlobalAction> {
-        let id = element.id
+    private func lifted(_ channel: Channel<Action>, _ id: ID, _ scope: AnyHashableSendable) -> Channel<GlobalAction> {
         let embed = self.embed
-        return channel.lifted(toElement: element.scope) { embed(id, $0) }
-    }
-
-    private func newElement(_ id: ID) -> Element {
-        Element(id: id, scope: AnyHashableSendable(id), part: makePart(), start: 0, count: 0, stale: true)
+        return channel.lifted(toElement: scope) { embed(id, $0) }
     }
 
     override func update(_ global: GlobalState, _ environment: Environment) -> SupervisorChange {
@@ -62,8 +72,8 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         let log = changes?(global)
         if let log, let seen = seenRevision {
             if log.revision == seen { return .unchanged }
-            if access.count(global) == elements.count, let elementAt = access.elementAt, let ids = log.ids(after: seen),
-                updateRecorded(ids, global, environment, elementAt, &collector)
+            if access.count(global) == elements.count, let elementsAt = access.elementsAt, let ids = log.ids(after: seen),
+                updateRecorded(ids, global, environment, elementsAt, &collector)
             {
                 seenRevision = log.revision
                 guard collector.resized else { return collector.change }
@@ -79,12 +89,31 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             collector.markResized()
         }
         if collector.resized { relayout() }
-        if log != nil {
-            // A walk (the first update, a new length, or a log that lost ids): index afresh.
-            positions.removeAll(keepingCapacity: true)
-            for (index, entry) in elements.enumerated() { positions[entry.id] = index }
-        }
+        if log != nil { reindex() }
         return collector.resized ? .resized : collector.change
+    }
+
+    /// A walk (the first update, a new length, or a log that lost ids): every position indexed
+    /// afresh; of a repeated id (against the log's contract) the last position wins.
+    private func reindex() {
+        positions.removeAll(keepingCapacity: true)
+        positions.reserveCapacity(scopes.count)
+        scopes.withUnsafeBufferPointer { scopes in
+            for position in scopes.indices {
+                let scope = scopes[position]
+                if let earlier = positions.slot(of: scope, idAt: { scopes[$0] }) {
+                    positions.move(scope, from: earlier, to: position)
+                } else {
+                    positions.insert(scope, slot: position)
+                }
+            }
+        }
+    }
+
+    /// The position indexed for `scope`, if any.
+    @inline(__always)
+    private func position(of scope: AnyHashableSendable) -> Int? {
+        scopes.withUnsafeBufferPointer { scopes in positions.slot(of: scope) { scopes[$0] } }
     }
 
     /// Same length, and the ids recorded since the last update: only the positions they held.
@@ -94,60 +123,98 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     /// elements between them), an examined position would now hold an unrecorded element other
     /// than its own — which sends the update to the walk instead. Returns false, having changed
     /// nothing, in that case.
+    ///
+    /// Works on scopes (`AnyHashableSendable`, hashed once at wrapping) in `SlotIndex`es rather
+    /// than a `Set<ID>` and a `[ID: Int]`: this code is not specialised for the element's types,
+    /// and the generic containers paid a metadata lookup and witness calls per id.
     private func updateRecorded(
         _ ids: ArraySlice<ID>, _ global: GlobalState, _ environment: Environment,
-        _ elementAt: @Sendable (GlobalState, Int) -> (ID, State), _ collector: inout SupervisorChangeCollector
+        _ elementsAt: @Sendable (GlobalState, [Int], (ID, State) -> Void) -> Void, _ collector: inout SupervisorChangeCollector
     ) -> Bool {
-        let recorded = Set(ids)
-        var examined: [Int] = []
-        examined.reserveCapacity(recorded.count)
-        for id in recorded { if let position = positions[id] { examined.append(position) } }
+        collectRecorded(ids)
         examined.sort()
-        // Read once: each read projects the container out of the global state.
-        var current: [(ID, State)] = []
-        current.reserveCapacity(examined.count)
-        for position in examined {
-            let entry = elementAt(global, position)
-            if entry.0 != elements[position].id, !recorded.contains(entry.0) { return false }
-            current.append(entry)
+        // Read once: a read projects the container out of the global state.
+        currentIDs.removeAll(keepingCapacity: true)
+        currentScopes.removeAll(keepingCapacity: true)
+        currentStates.removeAll(keepingCapacity: true)
+        elementsAt(global, examined) { id, element in
+            currentIDs.append(id)
+            currentScopes.append(AnyHashableSendable(id))
+            currentStates.append(element)
         }
-        for (index, position) in examined.enumerated() {
-            let (id, element) = current[index]
-            let previous = elements[position].id
-            examine(position, id, element, environment, &collector)
-            if previous != id {
-                if positions[previous] == position { positions.removeValue(forKey: previous) }
-                positions[id] = position
+        let fits = recorded.withUnsafeBufferPointer { recorded in
+            for (index, position) in examined.enumerated() {
+                let scope = currentScopes[index]
+                if scope != scopes[position], recordedIndex.slot(of: scope, idAt: { recorded[$0] }) == nil { return false }
             }
+            return true
+        }
+        guard fits else { return false }
+        for (index, position) in examined.enumerated() {
+            let scope = currentScopes[index]
+            let previous = scopes[position]
+            if previous != scope {
+                // `previous` leaves this position; `scope` arrives (from another examined
+                // position, still indexed there, or new).
+                positions.remove(previous, slot: position)
+                if let from = self.position(of: scope) {
+                    positions.move(scope, from: from, to: position)
+                } else {
+                    positions.insert(scope, slot: position)
+                }
+            }
+            examine(position, currentIDs[index], scope, currentStates[index], environment, &collector)
         }
         return true
+    }
+
+    /// Fills `recorded` with the distinct scopes of `ids` and `examined` with the positions they
+    /// held at the last update.
+    private func collectRecorded(_ ids: ArraySlice<ID>) {
+        recorded.removeAll(keepingCapacity: true)
+        examined.removeAll(keepingCapacity: true)
+        // A table sized for the largest churn seen would be cleared bucket by bucket every cycle.
+        if recordedIndex.bucketCount > 8 * max(ids.count, 64) { recordedIndex = SlotIndex() }
+        recordedIndex.removeAll(keepingCapacity: true)
+        recordedIndex.reserveCapacity(ids.count)
+        for id in ids {
+            let scope = AnyHashableSendable(id)
+            let seen = recorded.withUnsafeBufferPointer { recorded in recordedIndex.slot(of: scope) { recorded[$0] } }
+            guard seen == nil else { continue }
+            recordedIndex.insert(scope, slot: recorded.count)
+            recorded.append(scope)
+            if let position = position(of: scope) { examined.append(position) }
+        }
     }
 
     /// Same length: element `i` is compared with what position `i` held.
     private func updateByPosition(_ global: GlobalState, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
         var position = 0
         access.forEach(global) { id, element in
-            examine(position, id, element, environment, &collector)
+            let scope = AnyHashableSendable(id)
+            examine(position, id, scope, element, environment, &collector)
             position += 1
         }
     }
 
-    /// Brings position `position`, now holding element `id`, up to date.
+    /// Brings position `position`, now holding element `id` (scoped as `scope`), up to date.
     private func examine(
-        _ position: Int, _ id: ID, _ element: State, _ environment: Environment, _ collector: inout SupervisorChangeCollector
+        _ position: Int, _ id: ID, _ scope: AnyHashableSendable, _ element: State, _ environment: Environment,
+        _ collector: inout SupervisorChangeCollector
     ) {
         var entry = elements[position]
-        if entry.id != id {
+        if scopes[position] != scope {
             // Another element took this position: it inherits the position's part. That is what
             // a fresh part would declare — a part's channels are a function of what its memos
             // read — minus a supervise run when the inputs compare equal. Its channels are lifted
             // again (the element scope is part of their ids), in place if there are as many.
-            let part = entry.part
-            _ = part.update(element, environment)
-            entry = Element(id: id, scope: AnyHashableSendable(id), part: part, start: entry.start, count: entry.count, stale: false)
-            if part.keep.count == entry.count {
-                for index in 0..<entry.count { keep[entry.start + index] = lifted(part.keep[index], entry) }
-                if entry.count > 0 { collector.add(.ranges([0..<entry.count]), at: entry.start) }
+            _ = entry.part.update(element, environment)
+            entry.stale = false
+            ids[position] = id
+            scopes[position] = scope
+            if entry.part.keep.count == entry.count {
+                for index in 0..<entry.count { keep[entry.start + index] = lifted(entry.part.keep[index], id, scope) }
+                if entry.count > 0 { collector.add(entry.start..<(entry.start + entry.count)) }
             } else {
                 entry.stale = true
                 collector.markResized()
@@ -161,7 +228,7 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             break
         case .ranges(let ranges):
             for range in ranges {
-                for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], entry) }
+                for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], id, scope) }
             }
             collector.add(change, at: entry.start)
         case .resized:
@@ -172,16 +239,48 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
 
     /// A new length: parts are found by id (kept with their memo), new ids get fresh ones.
     private func updateByID(_ global: GlobalState, _ environment: Environment) {
-        var previous: [ID: Element] = [:]
-        previous.reserveCapacity(elements.count)
-        for entry in elements { previous[entry.id] = entry }
+        let count = access.count(global)
+        var nextIDs: [ID] = []
+        var nextScopes: [AnyHashableSendable] = []
         var next: [Element] = []
-        next.reserveCapacity(access.count(global))
+        nextIDs.reserveCapacity(count)
+        nextScopes.reserveCapacity(count)
+        next.reserveCapacity(count)
+        // The old positions by scope; a part is taken once (a repeated id gets a fresh one).
+        var previous = SlotIndex()
+        var taken: [Bool] = []
+        if !elements.isEmpty {
+            previous.reserveCapacity(scopes.count)
+            scopes.withUnsafeBufferPointer { scopes in
+                for position in scopes.indices {
+                    // A repeated id (against the contract): the last position's part is kept.
+                    if let earlier = previous.slot(of: scopes[position], idAt: { scopes[$0] }) {
+                        previous.move(scopes[position], from: earlier, to: position)
+                    } else {
+                        previous.insert(scopes[position], slot: position)
+                    }
+                }
+            }
+            taken = Array(repeating: false, count: elements.count)
+        }
         access.forEach(global) { id, element in
-            var entry = previous.removeValue(forKey: id) ?? newElement(id)
+            let scope = AnyHashableSendable(id)
+            var entry: Element
+            if !taken.isEmpty, let old = scopes.withUnsafeBufferPointer({ scopes in previous.slot(of: scope) { scopes[$0] } }),
+                !taken[old]
+            {
+                taken[old] = true
+                entry = elements[old]
+            } else {
+                entry = Element(part: makePart(), start: 0, count: 0, stale: true)
+            }
             if entry.part.update(element, environment) != .unchanged { entry.stale = true }
+            nextIDs.append(id)
+            nextScopes.append(scope)
             next.append(entry)
         }
+        ids = nextIDs
+        scopes = nextScopes
         elements = next
     }
 
@@ -193,7 +292,7 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         for index in elements.indices {
             let entry = elements[index]
             if entry.stale {
-                for channel in entry.part.keep { next.append(lifted(channel, entry)) }
+                for channel in entry.part.keep { next.append(lifted(channel, ids[index], scopes[index])) }
             } else {
                 next.append(contentsOf: keep[entry.start..<(entry.start + entry.count)])
             }

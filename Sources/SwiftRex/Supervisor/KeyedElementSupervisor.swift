@@ -16,7 +16,6 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
     SupervisorInstance<GlobalState, Environment, GlobalAction>
 {
     struct Slot {
-        let scope: AnyHashableSendable
         let part: SupervisorInstance<State, Environment, Action>
         /// The slot's positions: `start ..< start + width`, the first `count` holding channels.
         var start: Int
@@ -30,7 +29,14 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
     /// The change log's revision, and the ids it recorded after a revision (see `ElementChangeLog`).
     let revision: @Sendable (GlobalState) -> UInt64
     let ids: @Sendable (GlobalState, UInt64) -> ArraySlice<ID>?
-    private var slots: [ID: Slot] = [:]
+    /// Every key's slot, dense (a removed key's entry is swapped with the last), found by its
+    /// scope through `index`. Not a `[ID: Slot]`: this runs unspecialised behind the class, where
+    /// a generic dictionary paid witness calls and value-witness copies per key (a quarter of the
+    /// first walk over 100,000 keys went to its inserts).
+    private var entries: [Slot] = []
+    /// Each entry's key scope (`AnyHashableSendable(id)`), apart so the index reads a concrete array.
+    private var scopes: [AnyHashableSendable] = []
+    private var index = SlotIndex()
     /// Starts of free slots, by width.
     private var free: [Int: [Int]] = [:]
     /// The first position of the vacant reserve at the end of `keep`.
@@ -66,50 +72,80 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
         return .resized
     }
 
+    /// The entry of the key scoped as `scope`.
+    @inline(__always)
+    private func entry(of scope: AnyHashableSendable) -> Int? {
+        scopes.withUnsafeBufferPointer { scopes in index.slot(of: scope) { scopes[$0] } }
+    }
+
+    private func append(_ slot: Slot, _ scope: AnyHashableSendable) {
+        index.insert(scope, slot: entries.count)
+        entries.append(slot)
+        scopes.append(scope)
+    }
+
+    /// Removes entry `position` (the last entry takes its place) and returns it.
+    private func removeEntry(at position: Int) -> Slot {
+        let removed = entries[position]
+        index.remove(scopes[position], slot: position)
+        let last = entries.count - 1
+        if position != last {
+            entries[position] = entries[last]
+            scopes[position] = scopes[last]
+            index.move(scopes[position], from: last, to: position)
+        }
+        entries.removeLast()
+        scopes.removeLast()
+        return removed
+    }
+
     /// Only the recorded keys: each one added, removed or re-evaluated in its slot.
     private func updateRecorded(_ recorded: Set<ID>, _ global: GlobalState, _ environment: Environment) -> SupervisorChange {
         var touched: [Int] = []
         let length = keep.count
         for id in recorded {
+            let scope = AnyHashableSendable(id)
             guard let element = access.get(global, id) else {
-                if let slot = slots.removeValue(forKey: id) {
+                if let position = entry(of: scope) {
+                    let slot = removeEntry(at: position)
                     vacate(slot.start..<(slot.start + slot.count), &touched)
                     release(slot)
                 }
                 continue
             }
-            guard var slot = slots[id] else {
+            guard let position = entry(of: scope) else {
                 let part = makePart()
                 _ = part.update(element, environment)
-                var slot = Slot(scope: AnyHashableSendable(id), part: part, start: 0, width: 0, count: 0)
-                place(&slot, id, &touched)
-                slots[id] = slot
+                var slot = Slot(part: part, start: 0, width: 0, count: 0)
+                place(&slot, id, scope, &touched)
+                append(slot, scope)
                 continue
             }
+            var slot = entries[position]
             switch slot.part.update(element, environment) {
             case .unchanged:
                 continue
             case .ranges(let ranges):
                 for range in ranges {
                     for index in range {
-                        keep[slot.start + index] = lifted(slot.part.keep[index], id, slot.scope)
+                        keep[slot.start + index] = lifted(slot.part.keep[index], id, scope)
                         touched.append(slot.start + index)
                     }
                 }
             case .resized:
                 let count = slot.part.keep.count
                 if count <= slot.width {
-                    for index in 0..<count { keep[slot.start + index] = lifted(slot.part.keep[index], id, slot.scope) }
+                    for index in 0..<count { keep[slot.start + index] = lifted(slot.part.keep[index], id, scope) }
                     if slot.count > count { vacate((slot.start + count)..<(slot.start + slot.count), &touched) }
                     touched.append(contentsOf: slot.start..<(slot.start + count))
                     slot.count = count
                 } else {
                     vacate(slot.start..<(slot.start + slot.count), &touched)
                     release(slot)
-                    place(&slot, id, &touched)
+                    place(&slot, id, scope, &touched)
                 }
             }
-            slots[id] = slot
+            entries[position] = slot
         }
         if keep.count != length { return .resized }
         return Self.change(touched)
@@ -123,7 +159,7 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
 
     /// Gives `slot` positions for its part's channels (a free slot of that width, the reserve,
     /// or a grown reserve) and writes them.
-    private func place(_ slot: inout Slot, _ id: ID, _ touched: inout [Int]) {
+    private func place(_ slot: inout Slot, _ id: ID, _ scope: AnyHashableSendable, _ touched: inout [Int]) {
         let count = slot.part.keep.count
         slot.count = count
         slot.width = count
@@ -141,7 +177,7 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
             slot.start = reserve
             reserve += count
         }
-        for index in 0..<count { keep[slot.start + index] = lifted(slot.part.keep[index], id, slot.scope) }
+        for index in 0..<count { keep[slot.start + index] = lifted(slot.part.keep[index], id, scope) }
         touched.append(contentsOf: slot.start..<(slot.start + count))
     }
 
@@ -173,18 +209,39 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
     }
 
     /// Every key, slots laid out afresh without gaps (parts kept by key).
+    ///
+    /// The first walk (a store's first update, or a restart's 100,000 restored keys) has no
+    /// parts to carry over: it sizes the table and the layout for the dictionary at once
+    /// instead of growing them (and rehashing every key) step by step.
     private func walk(_ global: GlobalState, _ environment: Environment) {
-        var previous = slots
-        slots.removeAll(keepingCapacity: true)
+        let count = access.count(global)
+        let previous = entries
+        let previousScopes = scopes
+        let previousIndex = index
+        entries = []
+        entries.reserveCapacity(count)
+        scopes = []
+        scopes.reserveCapacity(count)
+        index = SlotIndex()
+        index.reserveCapacity(count)
         free.removeAll()
         var next: Keep<GlobalAction> = []
-        next.reserveCapacity(keep.count)
-        access.forEach(global) { id, element in
-            let part = previous.removeValue(forKey: id)?.part ?? makePart()
-            _ = part.update(element, environment)
-            let slot = Slot(scope: AnyHashableSendable(id), part: part, start: next.count, width: part.keep.count, count: part.keep.count)
-            for channel in part.keep { next.append(lifted(channel, id, slot.scope)) }
-            slots[id] = slot
+        next.reserveCapacity(max(reserve, count))
+        previousScopes.withUnsafeBufferPointer { previousScopes in
+            access.forEach(global) { id, element in
+                let scope = AnyHashableSendable(id)
+                // A dictionary's keys are distinct: each old part is found at most once.
+                let part: SupervisorInstance<State, Environment, Action>
+                if !previousScopes.isEmpty, let old = previousIndex.slot(of: scope, idAt: { previousScopes[$0] }) {
+                    part = previous[old].part
+                } else {
+                    part = makePart()
+                }
+                _ = part.update(element, environment)
+                let slot = Slot(part: part, start: next.count, width: part.keep.count, count: part.keep.count)
+                for channel in part.keep { next.append(lifted(channel, id, scope)) }
+                append(slot, scope)
+            }
         }
         reserve = next.count
         keep = next

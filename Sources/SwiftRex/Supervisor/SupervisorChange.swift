@@ -39,15 +39,19 @@ struct SupervisorChangeCollector {
             resized = true
         case .ranges(let parts):
             guard !resized else { return }
-            for part in parts {
-                let range = (part.lowerBound + offset)..<(part.upperBound + offset)
-                // Adjacent ranges merge, so a run of changed elements is one range.
-                if let last = ranges.last, last.upperBound == range.lowerBound {
-                    ranges[ranges.count - 1] = last.lowerBound..<range.upperBound
-                } else {
-                    ranges.append(range)
-                }
-            }
+            // Adjacent ranges merge, so a run of changed elements is one range.
+            for part in parts { add((part.lowerBound + offset)..<(part.upperBound + offset)) }
+        }
+    }
+
+    /// Adds one range of positions that may differ (what `add(.ranges([range]), at: 0)` adds,
+    /// without building the array).
+    mutating func add(_ range: Range<Int>) {
+        guard !resized, !range.isEmpty else { return }
+        if let last = ranges.last, last.upperBound == range.lowerBound {
+            ranges[ranges.count - 1] = last.lowerBound..<range.upperBound
+        } else {
+            ranges.append(range)
         }
     }
 
