@@ -69,11 +69,13 @@ struct NodeMetricsSampler {
         let requests = controlRequests?.counts
         let journal = self.journal?.journalMetrics()
         return { store in
-            // One engine snapshot for the counters and the live channels by kind, so they agree.
-            let keep = await store.keep()
+            // The counters alone (O(kinds)): a keep snapshot would copy every channel on the
+            // reactor (100,000 follows: ~10 % of a restarted node's reactor under a 20 ms probe).
+            // Live by kind comes from the same read, so it agrees with the totals.
+            let counters = await store.reconcileCounters()
             var document = MetricsDocument(
-                uptimeMs: uptimeMs, reconcile: keep.counters, io: io, state: state,
-                mailbox: (mailbox.current, mailbox.max), process: .current, liveByKind: ChannelKind.liveCounts(keep),
+                uptimeMs: uptimeMs, reconcile: counters, io: io, state: state,
+                mailbox: (mailbox.current, mailbox.max), process: .current, liveByKind: ChannelKind.liveCounts(counters),
                 controlRequests: requests)
             document.journal = journal
             return document
