@@ -5,8 +5,12 @@
 # reconcile of 100,000 follow channels (bounded at 20 s here), and the restart completes when
 # every follow's channel is live (metrics' live follow channels, bounded at 60 s); both figures
 # are printed, with the node's CPU time by then. Restored follows open without the follow settle.
-# Issue 16's target for "every follow live" is 2 s: the median run on a loaded 2-core machine is
-# about 1.9 s with many runs above, so it is printed, not asserted (a flaky bound is no test).
+# Issue 16's target for "every follow live" is 2 s. It is printed, not asserted: the node needs
+# about 1.2 s of CPU for it (median), so on this 2-core machine shared with other builds the wall
+# figure follows the load (load 10-35: median 3.7 s, 2.1-7.1 s, none of 14 runs within 2 s), and a
+# bound that fails at random is no test. The probe is cheap: a `metrics` request counts live
+# channels from the engine's per-class counters (10 ms of node CPU at 100,000 follows, not 212 ms),
+# and it polls only after the first ping, i.e. after the engine's first reconcile.
 
 mapfile -t ports < <(pick_port_block 1 2)
 [ ${#ports[@]} -eq 2 ] || fail "no free ports for the node"
