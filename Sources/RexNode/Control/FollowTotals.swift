@@ -4,8 +4,8 @@ import RexControl
 /// (counters from hostile peers may be huge).
 ///
 /// One pass that reads each follow in place through the dictionary's indices: iterating the
-/// values copies every follow (its strings and sender table retained and released), and five such
-/// passes over 100,000 follows were ~97 % of a `metrics` request's CPU (8–10 ms).
+/// values copies every follow (its strings and sender table retained and released): five such
+/// passes over 100,000 follows cost about 3 ms of a `metrics` request's 7 ms of node CPU.
 struct FollowTotals: Equatable {
     var gaps = 0
     var duplicates = 0

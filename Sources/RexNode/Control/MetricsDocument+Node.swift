@@ -68,8 +68,8 @@ struct NodeMetricsSampler {
         let requests = controlRequests?.counts
         let journal = self.journal?.journalMetrics()
         return { store in
-            // The counters alone (O(kinds)): a keep snapshot would copy every channel on the
-            // reactor (100,000 follows: ~10 % of a restarted node's reactor under a 20 ms probe).
+            // The counters alone (O(kinds)): a keep snapshot copies every channel on the reactor
+            // (at 100,000 follows a request cost ~220 ms of node CPU with it, ~4 ms without).
             // Live by kind comes from the same read, so it agrees with the totals.
             let counters = await store.reconcileCounters()
             var document = MetricsDocument(
