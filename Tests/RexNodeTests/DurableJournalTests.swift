@@ -73,6 +73,35 @@ import Testing
         #expect(lowered.follows.keys.sorted() == ["a"] && lowered.refused == 2)
     }
 
+    /// The follows are restored in one pass, without the reducer: the result must be what the
+    /// reducer gives (every follow through `NodeFeature.reduce`, then marked restored), peers'
+    /// endpoints resolved, unknown and removed peers left unresolved.
+    @Test func followsRestoredInOnePassEqualTheReducersFold() {
+        var durable = DurableState()
+        var actions: [NodeAction] = [
+            .addPeer(id: "n9", endpoint: "tcp://127.0.0.1:7109"), .removePeer(id: "n2"), .set(topic: "x", value: "1"),
+        ]
+        for index in 0..<300 {
+            let from: String? = [nil, "n9", "n3", "n2", "n7"][index % 5]
+            actions.append(.follow(name: "f\(index)", topic: "t.\(index % 7)\(index % 2 == 0 ? "*" : "")", from: from))
+        }
+        actions += [.unfollow(name: "f4"), .follow(name: "f5", topic: "moved", from: nil)]
+        for action in actions { durable.apply(action) }
+        var initial = NodeState(id: "n1")
+        initial.peers = ["n2": Peer(endpoint: "tcp://127.0.0.1:7102"), "n3": Peer(endpoint: "tcp://127.0.0.1:7103")]
+
+        let restored = durable.restore(onto: initial)
+        var expected = initial
+        for action in durable.actions { NodeFeature.reduce(action, &expected) }
+        FollowFeature.markRestored(&expected.follows)
+        #expect(restored.follows == expected.follows)
+        #expect(restored.follows.values.allSatisfy { $0.restoredAtStart })
+        #expect(restored.follows.count == 299 && restored.follows["f5"]?.topic == "moved")
+        #expect(restored.follows["f1"]?.endpoint == "tcp://127.0.0.1:7109" && restored.follows["f2"]?.endpoint == "tcp://127.0.0.1:7103")
+        #expect(restored.follows["f3"]?.endpoint == nil && restored.follows["f3"]?.from == "n2", "a removed peer resolves to nothing")
+        #expect(restored.feeds == expected.feeds && restored.peers == expected.peers && restored.refused == 0)
+    }
+
     @Test func aCleanStopAndACrashBothRecoverEveryCommittedBatch() async throws {
         let dir = try Scratch()
         defer { dir.remove() }

@@ -64,6 +64,21 @@ import Testing
         await store.finish()
     }
 
+    /// `Store.reconcileCounters()` reads the same counters as `keep()`, without the keep set.
+    @Test func theCountersAloneEqualTheKeepSnapshots() async {
+        let store = makeStore()
+        await store.send(.set("f1", ChannelSpec(resetKey: 1))) { $0.channels["f1"] = ChannelSpec(resetKey: 1) }
+        await store.send(.set("x", ChannelSpec())) { $0.channels["x"] = ChannelSpec() }
+        await store.send(.set("f1", ChannelSpec(resetKey: 2))) { $0.channels["f1"]?.resetKey = 2 }
+        await store.send(.remove("x")) { $0.channels["x"] = nil }
+        await store.settle()
+        let alone = await store.store.reconcileCounters()
+        #expect(alone == (await store.keep().counters))
+        #expect(Self.counts(alone) == ["feed": [2, 1, 1], "other": [1, 1, 0]])
+        await store.send(.removeAll) { $0.channels = [:] }
+        await store.finish()
+    }
+
     @Test func withoutAClassifierOnlyTotalsAreCounted() async {
         let store = makeStore(classifier: nil)
         await store.send(.set("f1", ChannelSpec(resetKey: 1))) { $0.channels["f1"] = ChannelSpec(resetKey: 1) }

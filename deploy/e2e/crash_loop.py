@@ -35,6 +35,8 @@ def parse():
                    help="bound on the node's own restart: process start to control endpoint open, state restored")
     p.add_argument("--max-ping-s", type=float, default=20.0,
                    help="bound on the first ping answered (after the engine's first reconcile of every follow)")
+    p.add_argument("--metrics-cost", type=int, default=0, metavar="N",
+                   help="with --big-restart: once every follow is live, time N metrics requests (the probe's own cost)")
     return p.parse_args()
 
 def fold(state, action):
@@ -168,6 +170,21 @@ def write_follows(directory, count):
         db.execute("INSERT INTO journal VALUES (?, ?, ?, ?, ?)", (batch, seq, n, payload, crc))
     db.commit(); db.close()
 
+def metrics_cost(args, ctx, node):
+    """What one probe request costs: N metrics requests in a row (each bounded at 5 s), their
+    median round trip and the node's CPU per request, from its own cpuSeconds."""
+    times, cpu = [], []
+    for _ in range(min(args.metrics_cost, 1000)):
+        started = time.monotonic()
+        reply = request(ctx, node.endpoint, "metrics", 5000)
+        if not reply or not reply.get("ok"): raise SystemExit(f"FAIL: no metrics reply: {reply}")
+        times.append(time.monotonic() - started)
+        cpu.append(reply["result"]["process"]["cpuSeconds"])
+    times.sort()
+    per_request = (cpu[-1] - cpu[0]) / max(len(cpu) - 1, 1)
+    print(f"probe cost: {len(times)} metrics requests with every follow live: round trip median "
+          f"{times[len(times) // 2] * 1000:.1f} ms, node CPU {per_request * 1000:.1f} ms per request", flush=True)
+
 def big_restart(args, ctx, node):
     write_follows(args.dir, args.big_restart)
     t0, t0_wall = time.monotonic(), time.time()
@@ -193,6 +210,7 @@ def big_restart(args, ctx, node):
           f"the state document read back after {state_s:.2f}s"
           f"{'; node CPU by every follow live %.2fs' % cpu_s if cpu_s is not None else ''}", flush=True)
     if live_s is None: raise SystemExit(f"FAIL: {live} of {args.big_restart} follow channels live after 60 s")
+    if args.metrics_cost > 0: metrics_cost(args, ctx, node)
     # The node's own account: recovery (read + fold) and the moment its control endpoint opened.
     import datetime
     stamps = {}

@@ -45,12 +45,14 @@ enum ChannelKind: String, Sendable, CaseIterable {
         return (opens, cancels, recreates)
     }
 
-    /// Live channels of `snapshot` by kind, every kind present (zero when none is live).
-    static func liveCounts(_ snapshot: KeepSnapshot) -> [String: Int] {
+    /// Live channels by kind, every kind present (zero when none is live), from the per-class
+    /// counters of a store run with `classifier` (nil without it): live instances of a class are
+    /// its opens less its cancels (a recreate is one of each), so this costs O(kinds) where
+    /// counting a keep snapshot walks every channel.
+    static func liveCounts(_ counters: ReconcileCounters) -> [String: Int]? {
+        guard !counters.byClass.isEmpty else { return nil }
         var counts = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, 0) })
-        for entry in snapshot.channels where entry.status == .live {
-            counts[ChannelKind(id: entry.id).rawValue, default: 0] += 1
-        }
+        for kind in counters.byClass { counts[kind.name] = kind.opens - kind.cancels }
         return counts
     }
 }

@@ -107,6 +107,13 @@ public final class Store<Action: Sendable, State: Sendable, Environment: Sendabl
         await runtime.keepSnapshot()
     }
 
+    /// The engine's counters alone (`keep().counters` without the keep set), read on the
+    /// store's executor: O(classes), where `keep()` copies every channel. Per class, live
+    /// instances are `opens - cancels` of `ReconcileCounters.byClass`.
+    public func reconcileCounters() async -> ReconcileCounters {
+        await runtime.reconcileCounters
+    }
+
     /// Suspends until nothing is queued and no engine timer is due.
     public func waitUntilIdle() async {
         await runtime.waitUntilIdle()

@@ -295,6 +295,9 @@ final actor StoreRuntime<Action: Sendable, State: Sendable, Environment: Sendabl
 
     func keepSnapshot() -> KeepSnapshot { engine.snapshot() }
 
+    /// The engine's counters, without a snapshot of its channels.
+    var reconcileCounters: ReconcileCounters { engine.counters }
+
     /// Whether nothing is queued, no drain is scheduled, and no engine timer is due.
     var isIdle: Bool { !mailbox.isBusy && !engine.hasDueTimers }
 
