@@ -13,7 +13,7 @@ import Testing
     struct Harness {
         let clock = TestClock()
         let network = MemoryTransport()
-        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50, heartbeatIntervalMs: 500)
+        let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50)
         let store: Store<NodeAction, NodeState, NodeEnvironment>
 
         init() {
@@ -53,7 +53,7 @@ import Testing
         await node.store.waitUntilIdle()
         var counts = await node.counts()
         #expect(counts.fromCounters == counts.fromChannels)
-        #expect(counts.fromCounters?["publisher"] == 1 && counts.fromCounters?["heartbeat"] == 1)
+        #expect(counts.fromCounters?["publisher"] == 1 && counts.fromCounters?["heartbeat"] == nil)
 
         await node.send(.set(topic: "a", value: "1"))
         await node.send(.set(topic: "b", value: "2"))
