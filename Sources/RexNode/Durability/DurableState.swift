@@ -97,6 +97,9 @@ public struct DurableState: Sendable, Equatable {
             var follow = Follow(topic: spec.topic, from: spec.from, endpoint: spec.from.flatMap { state.peers[$0]?.reachableEndpoint })
             follow.restoredAtStart = true
             state.follows[name] = follow
+            // The reducer keeps this index for every follow it adds; a restore that bypasses the
+            // reducer must too, or a moved peer would not re-target its restored follows.
+            state.followsByPeer.move(name, from: nil, to: spec.from)
         }
         // The stamp moves as the reducer's would (one bump per follow).
         state.revisions.follows &+= UInt64(follows.count)
