@@ -35,6 +35,8 @@ def parse():
                    help="bound on the node's own restart: process start to control endpoint open, state restored")
     p.add_argument("--max-ping-s", type=float, default=20.0,
                    help="bound on the first ping answered (after the engine's first reconcile of every follow)")
+    p.add_argument("--max-live-s", type=float, default=60.0,
+                   help="bound on every follow's channel live (process start to the last follow channel open)")
     p.add_argument("--metrics-cost", type=int, default=0, metavar="N",
                    help="with --big-restart: once every follow is live, time N metrics requests (the probe's own cost)")
     return p.parse_args()
@@ -228,8 +230,12 @@ def big_restart(args, ctx, node):
     if started_s > args.max_restart_s:
         raise SystemExit(f"FAIL: the node opened its control endpoint {started_s:.2f}s after start (limit {args.max_restart_s}s)")
     if ping_s > args.max_ping_s: raise SystemExit(f"FAIL: the first ping took {ping_s:.2f}s (limit {args.max_ping_s}s)")
+    if live_s > args.max_live_s:
+        raise SystemExit(f"FAIL: every follow live only after {live_s:.2f}s (limit {args.max_live_s}s; node CPU by then "
+                         f"{cpu_s if cpu_s is not None else '?'}s: a figure far above the CPU means a loaded machine)")
     print(f"OK: restart with {follows} follows: state restored and control endpoint open in {started_s:.2f}s "
-          f"(≤ {args.max_restart_s}s), first ping answered in {ping_s:.2f}s, every follow live in {live_s:.2f}s", flush=True)
+          f"(≤ {args.max_restart_s}s), first ping answered in {ping_s:.2f}s, every follow live in {live_s:.2f}s "
+          f"(≤ {args.max_live_s}s)", flush=True)
 
 def main():
     args = parse()

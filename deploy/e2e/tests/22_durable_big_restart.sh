@@ -3,12 +3,13 @@
 # them in its journal restores them and opens its control endpoint within 2 s of its start, and
 # gives every one back in its state. The first ping waits further for the engine's first
 # reconcile of 100,000 follow channels (bounded at 20 s here), and the restart completes when
-# every follow's channel is live (metrics' live follow channels, bounded at 60 s); both figures
+# every follow's channel is live (metrics' live follow channels, bounded at 2 s); both figures
 # are printed, with the node's CPU time by then. Restored follows open without the follow settle.
-# Issue 16's target for "every follow live" is 2 s. It is printed, not asserted: the node needs
-# about 1.0-1.2 s of CPU for it (median), so on this 2-core machine shared with other builds the
-# wall figure follows the load (load 10-35: median 3.7 s, 2.1-7.1 s, none of 14 runs within 2 s;
-# load 6-8: 2.5 s, 0.95-4.3 s), and a bound that fails at random is no test. The probe is cheap: a
+# Issue 16's target, every follow live within 2 s of the process start, is asserted (--max-live-s
+# 2). On a quiet 2-core machine the node needs 0.82-0.89 s of CPU for it and the wall figure is
+# the same (0.84-0.90 s, 4 runs, load 1); under other builds' load it follows the load (before
+# the last cuts, at 1.0-1.2 s of CPU: load 10-35, median 3.7 s), so run the suite on a machine of
+# its own, as CI does. The probe is cheap: a
 # `metrics` request counts live channels from the engine's per-class counters (about 4 ms of node
 # CPU at 100,000 follows, not 210-230),
 # and it polls only after the first ping, i.e. after the engine's first reconcile; the scenario
@@ -21,7 +22,7 @@ rm -rf "$dir"
 mkdir -p "$dir" "$LOG_DIR"
 out="$dir/big_restart.out"
 if ! timeout 100 "$PYTHON" "$DEPLOY_SCRIPTS_DIR/e2e/crash_loop.py" --rexnode "$REXNODE" --dir "$dir/data" --log "$LOG_DIR/big.log" \
-    --pub-port "${ports[0]}" --control-port "${ports[1]}" --big-restart "${DURABLE_BIG_FOLLOWS:-100000}" --metrics-cost 10 >"$out" 2>&1; then
+    --pub-port "${ports[0]}" --control-port "${ports[1]}" --big-restart "${DURABLE_BIG_FOLLOWS:-100000}" --max-live-s 2 --metrics-cost 10 >"$out" 2>&1; then
     cat "$out" >&2
     fail "restart with ${DURABLE_BIG_FOLLOWS:-100000} follows failed (node log in ${LOG_DIR#"$REPO_ROOT"/}/big.log)"
 fi
