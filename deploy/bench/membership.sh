@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 19's membership measurement, the old all-to-all heartbeats against the SWIM membership, in
 # one run on this machine. For each N, each mode on a cluster of its own (deploy/cluster.sh,
-# plain unless --secured; 100 ms heartbeats, or SWIM's 100 ms protocol period):
+# plain unless --secured; 100 ms heartbeats, or SWIM at cluster.sh's protocol period: 100 ms, and
+# 150 ms above 50 nodes; REX_PROTOCOL_PERIOD overrides it, and the row's label says which):
 #   idle    3 s to settle, then the CPU every rexnode used over 10 s (utime + stime from /proc), in
 #           % of one core: the cluster's and per node;
 #   pause   n1 follows a topic from n2; n2 is stopped (SIGSTOP) for PAUSE ms, shorter than either
@@ -120,6 +121,8 @@ measure() {
     [ "$mode" != heartbeat ] || bin_dir=$old_bin
     label="$mode"
     [ "$mode" != heartbeat ] || label="heartbeat (old bin)"
+    # cluster.sh's choice of protocol period (see its cmd_up), in the row's label.
+    [ "$mode" != swim ] || label="swim $((${REX_PROTOCOL_PERIOD:-$((count > 50 ? 150 : 100))})) ms"
     # cluster.sh with this row's binaries and membership; rexctl of the same build.
     local up=(env REX_BIN_DIR="$bin_dir" REX_MEMBERSHIP="$mode" "$CLUSTER_SH")
     set_bins "$bin_dir"
