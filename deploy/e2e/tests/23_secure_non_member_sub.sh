@@ -12,9 +12,9 @@ rexctl keygen "$stranger" >/dev/null
 # n1 publishes for the probes' whole run (nodes under the SWIM membership publish nothing idle).
 rexctl send n1 publish nm.t 'v{i}' --count 500 --rate 100 >/dev/null 2>&1 &
 publisher=$!
-out_stranger=$(secure_probe sub --pub "$pub" --key "$stranger" --server-key "$server" --seconds 1.5)
+out_stranger=$(secure_probe sub --pub "$pub" --key "$stranger" --server-key="$server" --seconds 1.5)
 out_plain=$(secure_probe sub --pub "$pub" --seconds 1.5)
-out_member=$(secure_probe sub --pub "$pub" --key "$KEY_DIR/n3.key" --server-key "$server" --seconds 1.5)
+out_member=$(secure_probe sub --pub "$pub" --key "$KEY_DIR/n3.key" --server-key="$server" --seconds 1.5)
 kill "$publisher" 2>/dev/null || true
 wait "$publisher" 2>/dev/null || true
 step "stranger: $out_stranger"

@@ -11,10 +11,10 @@
 # the worst single pair, up to 88 %, is recorded). Throughput is recorded. Within
 # CONVERGE_BOUND_S of the loss ending every follow is at its publisher's last message (a stream
 # deep in backoff waits for its next retransmission: seen up to 12.8 s) with lost = gaps, and
-# fds, sockets and live channels are back at their baseline and RSS within 16 MiB of it, within
-# BASELINE_BOUND_S more (20 s; printed: a run in CI on a quiet machine was back just after 10 s,
-# the bound before, so the bound leaves room for a member declared dead in the loss to refute and
-# have its connection remade; the cause of that slow run was not analysed).
+# sockets and live channels are back at their baseline, fds at most at it and RSS within 16 MiB
+# of it, within BASELINE_BOUND_S more (20 s, the time printed). Two CI runs on a quiet machine
+# failed the old check (10 s, fds equal), and the second showed why: its baseline had one fd more
+# on two hosts than they settled at (a connection being remade when it was taken).
 
 LOSS_SECONDS=${HOSTS_LOSS_SECONDS:-15}
 BASELINE_BOUND_S=20
@@ -112,7 +112,9 @@ leaks() {
     for host in $(all_hosts); do
         read -r fds sockets live rss < <(rexctl -o json metrics "$host" \
             | py -c 'import json, sys; m = json.load(sys.stdin); print(m["process"]["fds"], m["sockets"]["open"], m["channels"]["live"], round(m["process"]["rssBytes"] / 1048576))')
-        [ "$fds" = "${base_fds[$host]}" ] && [ "$sockets" = "${base_sockets[$host]}" ] && [ "$live" = "${base_live[$host]}" ] \
+        # fds at most the baseline's: one taken while a connection was being remade reads one
+        # more (seen in CI: baseline 49/47 fds on h3/h4, after 48/46), and a leak only grows.
+        [ "$fds" -le "${base_fds[$host]}" ] && [ "$sockets" = "${base_sockets[$host]}" ] && [ "$live" = "${base_live[$host]}" ] \
             && [ "$rss" -le $((${base_rss[$host]} + 16)) ] || out+=("$host:$fds/$sockets/$live/${rss}MiB")
     done
     echo "${out[*]}"
