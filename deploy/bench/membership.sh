@@ -122,7 +122,9 @@ measure() {
     label="$mode"
     [ "$mode" != heartbeat ] || label="heartbeat (old bin)"
     # cluster.sh's choice of protocol period (see its cmd_up), in the row's label.
-    [ "$mode" != swim ] || label="swim $((${REX_PROTOCOL_PERIOD:-$((count > 50 ? 150 : 100))})) ms"
+    # The env value as text, not through $((…)): bash arithmetic would evaluate what it holds
+    # (cluster.sh validates it before any node starts).
+    [ "$mode" != swim ] || label="swim ${REX_PROTOCOL_PERIOD:-$((count > 50 ? 150 : 100))} ms"
     # cluster.sh with this row's binaries and membership; rexctl of the same build.
     local up=(env REX_BIN_DIR="$bin_dir" REX_MEMBERSHIP="$mode" "$CLUSTER_SH")
     set_bins "$bin_dir"
