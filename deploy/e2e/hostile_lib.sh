@@ -21,9 +21,6 @@
 # A scenario that exits 77 is skipped (run.sh counts it as such).
 #
 # Environment:
-#   ROGUE_WIRE            new (default) | old | auto: the header format the rogue publishes with
-#                         (new: "sender epoch seq"; old: "sender seq", what nodes spoke before the
-#                         epoch field; auto: whatever the attacked node's heartbeats use)
 #   HOSTILE_RSS_MIB       RSS budget of an attacked node in MiB (default 256); per scenario
 #                         HOSTILE_RSS_MIB_<NAME>, e.g. HOSTILE_RSS_MIB_SLOW_SUBSCRIBER=512
 #   HOSTILE_PING_MS       control ping round-trip limit (default 100)
@@ -94,7 +91,7 @@ for n in json.load(open(sys.argv[1]))["nodes"]: print(n["id"], n["pub"], n["cont
     H_WATCH_OUT="$H_TMP/rss-peaks.json"
     rogue rss-watch "${args[@]}" --out "$H_WATCH_OUT" --stop "$H_TMP/rss-stop" --max-seconds 300 &
     H_WATCH=$!
-    step "fresh $([ -n "$security" ] && echo "plain" || echo "secured (the rogue holds stolen keys)") cluster in $(($(now_ms) - started)) ms: ${pids[*]}; RSS n1/n2/n3 ${H_BASE[n1]}/${H_BASE[n2]}/${H_BASE[n3]} MiB; attacked: ${H_ATTACKED[*]}; budget ${H_BUDGET} MiB; wire ${ROGUE_WIRE:-new}"
+    step "fresh $([ -n "$security" ] && echo "plain" || echo "secured (the rogue holds stolen keys)") cluster in $(($(now_ms) - started)) ms: ${pids[*]}; RSS n1/n2/n3 ${H_BASE[n1]}/${H_BASE[n2]}/${H_BASE[n3]} MiB; attacked: ${H_ATTACKED[*]}; budget ${H_BUDGET} MiB"
 }
 
 # rss_mib PID [FIELD]: VmRSS (or FIELD, e.g. VmHWM, the peak) of a live process in MiB; empty when gone.
@@ -129,7 +126,7 @@ hostile_fail() {
     fail "$*"
 }
 
-# hostile_rogue [--wire W] [--epoch E] SUBCOMMAND ARGS…: runs the rogue in the foreground; its
+# hostile_rogue [--epoch E] SUBCOMMAND ARGS…: runs the rogue in the foreground; its
 # summary is left in $H_OUT.
 hostile_rogue() {
     local rc=0

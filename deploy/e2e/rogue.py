@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """rogue.py — a hostile peer for the hostile scenarios of the end-to-end suite
 (deploy/e2e/tests/*_hostile_*.sh). One subcommand per attack, plus the probes the scenarios
-measure with (ping, rss-watch, wire).
+measure with (ping, rss-watch).
 
 Run it with /usr/bin/python3 (it needs python3-zmq; the `python3` of a pyenv shim has no zmq).
 
@@ -10,9 +10,7 @@ free port below 32768 (REX_PORT_RANGE, default 17000-31999, never a port of the 
 on the exact endpoint it is given; it closes every socket (the context is destroyed on exit).
 
 Data-plane wire format (docs/protocol.md): two frames, [topic NUL header, value], where the
-header is "<sender> <epoch> <sequence>" (the new format, the default) or "<sender> <sequence>"
-(the old one: ROGUE_WIRE=old or --wire old). --wire auto reads one heartbeat of the target node
-and speaks what it speaks. --epoch sets the epoch of the new format (default 1).
+header is "<sender> <epoch> <sequence>". --epoch sets the epoch the rogue claims (default 1).
 
 On a secured cluster (its cluster file, $REXCTL_CLUSTER, has keys) the rogue plays with stolen
 keys (README, "Security": what CURVE cannot prevent): its connections to a node's publisher use
@@ -22,7 +20,7 @@ file. A rogue publisher on a port of its own cannot be added as a peer there.
 
 Output: progress on stderr; one JSON summary line on stdout. Exit codes: 0 the attack was
 delivered; 2 a control request got no reply where one was required; 3 a precondition failed
-(the node never subscribed, or did not take the rogue's probe message: wrong wire format?);
+(the node never subscribed, or did not take the rogue's probe message);
 64 usage.
 """
 
@@ -63,59 +61,12 @@ class Precondition(Exception):
 
 
 def wire_head(topic, sender, sequence, epoch=None):
-    """The first frame: topic NUL sender [epoch] sequence; the sequence may be any decimal text."""
+    """The first frame: topic NUL sender epoch sequence; the sequence may be any decimal text."""
     topic = topic if isinstance(topic, bytes) else topic.encode()
     sender = sender if isinstance(sender, bytes) else sender.encode()
     seq = sequence if isinstance(sequence, bytes) else str(sequence).encode()
-    if ARGS.wire == "old":
-        return topic + b"\0" + sender + b" " + seq
     ep = str(ARGS.epoch if epoch is None else epoch).encode()
     return topic + b"\0" + sender + b" " + ep + b" " + seq
-
-
-def sniff_heartbeat(pub_endpoint, timeout=2.0):
-    """The header of one heartbeat the node at pub_endpoint publishes about itself:
-    {"wire": "old"|"new", "sender", "epoch" (new only), "sequence"}; None if none came."""
-    sock = CTX.socket(zmq.SUB)
-    try:
-        sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.SUBSCRIBE, b"$hb.")
-        secure_client(sock, pub_endpoint)
-        sock.connect(pub_endpoint)
-        deadline = now() + timeout
-        while True:
-            left = deadline - now()
-            if left <= 0 or not sock.poll(max(1, int(left * 1000))):
-                return None
-            frames = sock.recv_multipart()
-            topic, _, header = frames[0].partition(b"\0")
-            fields = header.decode(errors="replace").split(" ")
-            # Only its own heartbeat (a forwarded or forged one of another sender says less).
-            if topic[len(b"$hb."):].decode(errors="replace") != fields[0]:
-                continue
-            if len(fields) >= 3:
-                return {"wire": "new", "sender": fields[0], "epoch": fields[1], "sequence": fields[2]}
-            return {"wire": "old", "sender": fields[0], "sequence": fields[-1]}
-    finally:
-        sock.close(0)
-
-
-def sniff_wire(pub_endpoint, timeout=2.0):
-    """'old' or 'new': the format of the node's heartbeats; None if none came."""
-    heartbeat = sniff_heartbeat(pub_endpoint, timeout)
-    return heartbeat and heartbeat["wire"]
-
-
-def wire_hint(pub_endpoint):
-    if not pub_endpoint:
-        return ""
-    spoken = sniff_wire(pub_endpoint)
-    if spoken is None:
-        return " (no heartbeat from %s either)" % pub_endpoint
-    if spoken != ARGS.wire:
-        return (" — the node speaks the %s wire format and the rogue the %s one: run with ROGUE_WIRE=%s"
-                % (spoken, ARGS.wire, spoken))
-    return " (the node speaks the %s wire format, like the rogue)" % spoken
 
 
 # --- ports ---------------------------------------------------------------------------------------
@@ -333,8 +284,8 @@ def received_total(control):
 
 def wait_received(control, target, seconds, stall=2.0):
     """Waits until the node counted `target` received messages, at most `seconds`, and gives up
-    early once the count grew by less than 100 a second for `stall` seconds (the peers'
-    heartbeats alone keep it moving slowly). Returns the last count seen (None: no answer)."""
+    early once the count grew by less than 100 a second for `stall` seconds (the feeds of other
+    peers may keep it moving slowly). Returns the last count seen (None: no answer)."""
     deadline = now() + seconds
     last = None
     window_start, window_total = now(), None
@@ -498,13 +449,6 @@ def cmd_request(args):
         control.close()
 
 
-def cmd_wire(args):
-    """The header of one of the node's own heartbeats: wire format, sender, epoch, sequence."""
-    heartbeat = sniff_heartbeat(args.pub)
-    print(json.dumps(heartbeat or {"wire": None}))
-    return 0 if heartbeat else 3
-
-
 def attach(args, control, publisher, heads, count=1):
     """Adds the publisher as a peer of the node and waits until the node subscribed to every head."""
     control.dispatch({"type": "addPeer", "id": args.peer_id, "endpoint": publisher.endpoint})
@@ -526,9 +470,8 @@ def probe(args, control, publisher, name, topic, sender, seq):
     value = "probe-%d-%d" % (os.getpid(), random.randint(0, 10**9))
     publisher.send(wire_head(topic, sender, seq), value.encode())
     if not wait_follow_value(control, name, value, 5.0):
-        raise Precondition("the node's follow %s did not take the rogue's probe message (%s wire format)%s"
-                           % (name, ARGS.wire, wire_hint(args.pub)))
-    say("probe taken: follows.%s.lastValue=%s (%s wire format)" % (name, value, ARGS.wire))
+        raise Precondition("the node's follow %s did not take the rogue's probe message" % name)
+    say("probe taken: follows.%s.lastValue=%s" % (name, value))
     return value
 
 
@@ -540,7 +483,7 @@ def cmd_data(args):
     processed), reports the follow, then sends --final SEQ=VALUE and checks it is taken."""
     control = Control(args.control)
     publisher = RoguePublisher(hwm=1000)
-    summary = {"attack": "data", "wire": ARGS.wire}
+    summary = {"attack": "data", "epoch": ARGS.epoch}
     name, marker_name = args.follow, args.follow + "_marker"
     topic, marker_topic = args.topic, args.topic + ".marker"
     try:
@@ -626,26 +569,14 @@ def cmd_data(args):
 
 def cmd_takeover(args):
     """The dead-port takeover: binds the PUB port of a node that is down (--bind), waits until
-    --subscribers survivors reconnected and subscribed to its heartbeats, then sends forged
-    heartbeats `$hb.<victim>` with the given --seqs (the first one checked as a probe: each
-    --verify node's peers.<victim>.lastSeenMs must move). With --topic (nodes without heartbeats:
-    the SWIM membership) it waits for subscriptions to that topic instead and forges data
-    messages from the victim on it; the probe is then each --verify node's follow --follow."""
-    # The survivors must parse what the rogue sends, or the attack proves nothing: check the
-    # format of a survivor's own heartbeats first. (Whether a survivor takes the forged
-    # heartbeat is reported, not required: a node may rightly ignore an old sequence.)
-    if args.pub and not args.topic:
-        spoken = sniff_wire(args.pub)
-        if spoken != ARGS.wire:
-            raise Precondition("the survivors speak the %s wire format and the rogue the %s one: run with ROGUE_WIRE=%s"
-                               % (spoken, ARGS.wire, spoken) if spoken else "no heartbeat from %s" % args.pub)
+    --subscribers survivors reconnected and subscribed to --topic, then forges data messages from
+    the victim on it with the given --seqs (the first one a probe: each --verify node's follow
+    --follow must take it)."""
     publisher = RoguePublisher(bind=args.bind)
     verifiers = [Control(endpoint) for endpoint in args.verify]
-    topic = args.topic or "$hb." + args.victim
+    topic = args.topic
     seqs = args.seqs.split(",")
-    summary = {"attack": "takeover", "wire": ARGS.wire, "bound": publisher.endpoint}
-    if ARGS.wire == "new":
-        summary["epoch"] = ARGS.epoch
+    summary = {"attack": "takeover", "epoch": ARGS.epoch, "bound": publisher.endpoint}
     try:
         say("bound the dead node's port %s" % publisher.endpoint)
         if not publisher.wait_subscribed([wire_head(topic, args.victim, 1)], seconds=5.0, count=args.subscribers):
@@ -654,20 +585,17 @@ def cmd_takeover(args):
         say("%d survivors subscribed to %s at the rogue" % (args.subscribers, topic))
 
         def seen(control):
-            if args.follow:
-                return dig(control.result("state", timeout=1.0), "follows", args.follow, "count")
-            return dig(control.result("state", timeout=1.0), "peers", args.victim, "lastSeenMs")
+            return dig(control.result("state", timeout=1.0), "follows", args.follow, "count")
 
         before = [seen(c) for c in verifiers]
         publisher.send(wire_head(topic, args.victim, seqs[0]), b"")
         taken = [bool(wait_until(1.0, lambda: (lambda s: s is not None and s != was)(seen(control))))
                  for control, was in zip(verifiers, before)]
         summary["firstTaken"] = taken
-        what = "message" if args.topic else "heartbeat"
-        say("forged %s %s sequence %s taken by %d of %d survivors" % (what, topic, seqs[0], sum(taken), len(taken)))
+        say("forged message %s sequence %s taken by %d of %d survivors" % (topic, seqs[0], sum(taken), len(taken)))
         for seq in seqs[1:]:
             publisher.send(wire_head(topic, args.victim, seq), b"")
-            say("sent forged %s %s sequence %s" % (what, topic, seq))
+            say("sent forged message %s sequence %s" % (topic, seq))
         time.sleep(0.3)
         summary["sent"] = len(seqs)
         print(json.dumps(summary))
@@ -980,9 +908,7 @@ def cmd_membership(args):
 def main(argv):
     global ARGS
     parser = argparse.ArgumentParser(prog="rogue.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wire", choices=("new", "old", "auto"), default=os.environ.get("ROGUE_WIRE", "new") or "new",
-                        help="data-plane header format (default $ROGUE_WIRE or new)")
-    parser.add_argument("--epoch", type=int, default=1, help="the epoch of the new wire format (default 1)")
+    parser.add_argument("--epoch", type=int, default=1, help="the epoch the rogue's data headers claim (default 1)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ping", help="control ping round trip")
@@ -1007,10 +933,6 @@ def main(argv):
     p.add_argument("--timeout-ms", type=int, default=2000)
     p.set_defaults(run=cmd_request)
 
-    p = sub.add_parser("wire", help="which wire format a node speaks (from one heartbeat)")
-    p.add_argument("--pub", required=True)
-    p.set_defaults(run=cmd_wire)
-
     p = sub.add_parser("data", help="a rogue publisher on a followed topic")
     p.add_argument("--control", required=True, help="the attacked node's control endpoint")
     p.add_argument("--pub", help="its PUB endpoint (for the wire-format hint)")
@@ -1029,15 +951,14 @@ def main(argv):
     p.add_argument("--marker-seconds", type=float, default=5.0)
     p.set_defaults(run=cmd_data)
 
-    p = sub.add_parser("takeover", help="forged heartbeats from a dead node's port")
+    p = sub.add_parser("takeover", help="forged data from a dead node's port")
     p.add_argument("--bind", required=True)
     p.add_argument("--victim", required=True)
     p.add_argument("--subscribers", type=int, default=2)
     p.add_argument("--verify", action="append", default=[])
-    p.add_argument("--pub", help="a survivor's PUB endpoint (for the wire-format hint)")
     p.add_argument("--seqs", default="1,%d" % UINT64_MAX)
-    p.add_argument("--topic", help="forge data on this topic (default: heartbeats $hb.VICTIM)")
-    p.add_argument("--follow", help="with --topic: the --verify nodes' follow of it (the probe)")
+    p.add_argument("--topic", required=True, help="forge data on this topic")
+    p.add_argument("--follow", required=True, help="the --verify nodes' follow of --topic (the probe)")
     p.set_defaults(run=cmd_takeover)
 
     p = sub.add_parser("slow-sub", help="a subscriber that never reads")
@@ -1093,9 +1014,6 @@ def main(argv):
     p.set_defaults(run=cmd_membership)
 
     ARGS = parser.parse_args(argv)
-    if ARGS.wire == "auto":
-        pub = getattr(ARGS, "pub", None)
-        ARGS.wire = (sniff_wire(pub) if pub else None) or "new"
     try:
         return ARGS.run(ARGS)
     except Precondition as problem:

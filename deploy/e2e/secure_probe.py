@@ -69,7 +69,7 @@ def cmd_impostor(args):
                 raise
             time.sleep(0.05)
     subscriptions = sent = 0
-    topic = ("$hb." + args.victim).encode()
+    topic = args.topic.encode()
     deadline = time.monotonic() + args.seconds
     sequence = 1
     while time.monotonic() < deadline:
@@ -103,6 +103,7 @@ def main():
     p.add_argument("--key")
     p.add_argument("--seconds", type=float, default=2.0)
     p.add_argument("--epoch", type=int, default=1)
+    p.add_argument("--topic", default="imp.forged", help="the topic of the forged messages")
     args = parser.parse_args()
     args.seconds = min(max(args.seconds, 0.1), 30.0)
     {"sub": cmd_sub, "impostor": cmd_impostor}[args.command](args)
