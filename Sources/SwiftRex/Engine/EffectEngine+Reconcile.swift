@@ -24,8 +24,23 @@ extension EffectEngine {
         let directives = reconciler.directives
         // A store's first cycle opens everything at once: size the registry for it exactly.
         if registry.count == 0, directives.count > 1_024 { registry.reserveCapacity(directives.count) }
+        if !directives.isEmpty { cycleNow = clock.now() }
+        defer { cycleNow = nil }
         // Through the buffer: this runs unspecialised, where an array subscript is a call.
         desired.withUnsafeBufferPointer { desired in
+            // A churn cycle's ids are scattered over a registry as large as the store's channels:
+            // their buckets are warmed first, in a loop that only loads (see `SlotIndex.warm`).
+            if directives.count > 1 {
+                var warmth = registryWarmth
+                for directive in directives {
+                    switch directive {
+                    case .open(let position, _), .recreate(let position, _, _): warmth ^= registry.warm(desired[position].storage.id)
+                    case .cancel(let id, _): warmth ^= registry.warm(id)
+                    case .deliver: break
+                    }
+                }
+                registryWarmth = warmth
+            }
             for directive in directives {
                 switch directive {
                 case .open(let position, let stats):
@@ -77,7 +92,7 @@ extension EffectEngine {
             if index != ChannelClassifier.unclassified { counters.byClass[Int(index)].recreates += 1 }
         }
         stats.recreates += 1
-        stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: clock.now())
+        stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: now())
         openOrSettle(channel, key: key, supervised: true, stats: stats)
     }
 

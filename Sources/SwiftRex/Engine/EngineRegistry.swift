@@ -26,6 +26,10 @@ struct EngineRegistry<Action: Sendable> {
         keys.withUnsafeBufferPointer { keys in index.slot(of: key) { keys[$0] } }
     }
 
+    /// Reads the index bucket a lookup of `key` starts at (see `SlotIndex.warm`).
+    @inline(__always)
+    func warm(_ key: AnyHashableSendable) -> UInt64 { index.warm(key) }
+
     /// What runs under `key`; assigning nil removes it.
     subscript(key: AnyHashableSendable) -> EngineSlot<Action>? {
         get {

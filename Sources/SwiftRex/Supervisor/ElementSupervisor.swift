@@ -49,6 +49,10 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     private var currentIDs: [ID] = []
     private var currentScopes: [AnyHashableSendable] = []
     private var currentStates: [State] = []
+    /// The recorded ids' scopes in log order (scratch of `collectRecorded`).
+    private var loggedScopes: [AnyHashableSendable] = []
+    /// What the cache-warming loads read (kept so they are not dead code; see `SlotIndex.warm`).
+    private var warmth: UInt64 = 0
 
     init(
         access: ElementAccess<GlobalState, ID, State>,
@@ -63,8 +67,7 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     }
 
     private func lifted(_ channel: Channel<Action>, _ id: ID, _ scope: AnyHashableSendable) -> Channel<GlobalAction> {
-        let embed = self.embed
-        return channel.lifted(toElement: scope) { embed(id, $0) }
+        channel.lifted(toElement: scope, id: id, embed: embed)
     }
 
     override func update(_ global: GlobalState, _ environment: Environment) -> SupervisorChange {
@@ -177,8 +180,15 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         if recordedIndex.bucketCount > 8 * max(ids.count, 64) { recordedIndex = SlotIndex() }
         recordedIndex.removeAll(keepingCapacity: true)
         recordedIndex.reserveCapacity(ids.count)
-        for id in ids {
-            let scope = AnyHashableSendable(id)
+        // The scopes first, and the buckets of `positions` their lookups below start at warmed in
+        // a loop of their own: those lookups then find them in cache.
+        loggedScopes.removeAll(keepingCapacity: true)
+        loggedScopes.reserveCapacity(ids.count)
+        for id in ids { loggedScopes.append(AnyHashableSendable(id)) }
+        var warmth = self.warmth
+        for scope in loggedScopes { warmth ^= positions.warm(scope) }
+        self.warmth = warmth
+        for scope in loggedScopes {
             let seen = recorded.withUnsafeBufferPointer { recorded in recordedIndex.slot(of: scope) { recorded[$0] } }
             guard seen == nil else { continue }
             recordedIndex.insert(scope, slot: recorded.count)

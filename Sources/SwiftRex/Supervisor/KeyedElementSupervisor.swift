@@ -153,8 +153,7 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
 
     /// Lifts one of a part's channels to its key's scope and the global action.
     private func lifted(_ channel: Channel<Action>, _ id: ID, _ scope: AnyHashableSendable) -> Channel<GlobalAction> {
-        let embed = self.embed
-        return channel.lifted(toElement: scope) { embed(id, $0) }
+        channel.lifted(toElement: scope, id: id, embed: embed)
     }
 
     /// Gives `slot` positions for its part's channels (a free slot of that width, the reserve,
