@@ -100,6 +100,7 @@ public struct Channel<Action: Sendable>: Sendable {
 
     /// Re-typed with `embed` and scoped to the element `id` (wrapped: `scope`) at once, what the
     /// collection lifts do: one allocation (two with the scoped id's box).
+    @inline(__always)  // into the lifts' loops, where the storage's metadata lookup is hoisted
     func lifted<ElementID: Sendable, Other: Sendable>(
         toElement scope: AnyHashableSendable, id: ElementID, embed: @escaping @Sendable (ElementID, Action) -> Other
     ) -> Channel<Other> {

@@ -13,7 +13,12 @@ final class EffectEngine<Action: Sendable> {
     /// Counts lifecycles by class (`counters.byClass`) when set.
     let classifier: ChannelClassifier?
 
-    var registry = EngineRegistry<Action>()
+    // Unchecked exclusivity (`registry`, `reconciler`, `cycleNow`, `registryWarmth`, the
+    // generation and order counters): touched on the store's executor only, and no access is
+    // open while anything that could reach the engine runs — a lookup or write of the registry
+    // is a whole read or write, the reconciler diffs without calling out, and channel bodies run
+    // after the write that registers them (a body reaches the store only through its mailbox).
+    @exclusivity(unchecked) var registry = EngineRegistry<Action>()
     var throttleStamps: [AnyHashableSendable: Duration] = [:]
     var timers = TimerQueue()
     var driver: (deadline: Duration, task: Task<Void, Never>)?
@@ -22,15 +27,15 @@ final class EffectEngine<Action: Sendable> {
     // overlap — the checked debug build runs every test with the checks on. Each broadcast
     // counts a delivery here, and the dynamic check cost more than the increment.
     @usableFromInline @exclusivity(unchecked) var counters = ReconcileCounters()
-    var reconciler = ChannelReconciler()
+    @exclusivity(unchecked) var reconciler = ChannelReconciler()
     /// The clock's reading for the reconcile cycle being carried out (nil outside one): every
     /// open, cancel and recreate of a cycle is stamped with it, so a cycle that replaces 1,000
     /// channels reads the clock once rather than 2,000 times.
-    var cycleNow: Duration?
+    @exclusivity(unchecked) var cycleNow: Duration?
     /// What the cache-warming loads of `reconcile` read (kept so they are not dead code).
-    var registryWarmth: UInt64 = 0
-    private var lastGeneration: UInt64 = 0
-    private var lastOrder: UInt64 = 0
+    @exclusivity(unchecked) var registryWarmth: UInt64 = 0
+    @exclusivity(unchecked) private var lastGeneration: UInt64 = 0
+    @exclusivity(unchecked) private var lastOrder: UInt64 = 0
     /// The channel the last broadcast reached, and its id: a stream of broadcasts to one id then
     /// skips the registry's hash lookup. Valid while that instance is alive — an instance leaves
     /// the registry only through `cancel`, which ends its liveness. Two fields, not a tuple:
