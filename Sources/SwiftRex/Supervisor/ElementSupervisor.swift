@@ -142,15 +142,25 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     ) -> Bool {
         collectRecorded(ids)
         examined.sort()
-        // Read once: a read projects the container out of the global state.
-        currentIDs.removeAll(keepingCapacity: true)
+        // Read once: a read projects the container out of the global state. The generic arrays
+        // are filled through their buffers (an `append` looked up the array's metadata per call).
         currentScopes.removeAll(keepingCapacity: true)
-        currentStates.removeAll(keepingCapacity: true)
-        elementsAt(global, examined) { id, element in
-            currentIDs.append(id)
-            currentScopes.append(AnyHashableSendable(id))
-            currentStates.append(element)
+        let expected = examined.count
+        var states: [State] = []
+        currentIDs = [ID](unsafeUninitializedCapacity: expected) { ids, idCount in
+            states = [State](unsafeUninitializedCapacity: expected) { states, stateCount in
+                elementsAt(global, examined) { id, element in
+                    guard idCount < expected else { return }  // more than asked for: not ours
+                    (ids.baseAddress! + idCount).initialize(to: id)
+                    (states.baseAddress! + stateCount).initialize(to: element)
+                    idCount += 1
+                    stateCount += 1
+                    currentScopes.append(AnyHashableSendable(id))
+                }
+            }
         }
+        currentStates = states
+        guard currentIDs.count == expected else { return false }
         let fits = recorded.withUnsafeBufferPointer { recorded in
             for (index, position) in examined.enumerated() {
                 let scope = currentScopes[index]
@@ -159,22 +169,44 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             return true
         }
         guard fits else { return false }
-        for (index, position) in examined.enumerated() {
-            let scope = currentScopes[index]
-            let previous = scopes[position]
-            if previous != scope {
-                // `previous` leaves this position; `scope` arrives (from another examined
-                // position, still indexed there, or new).
-                positions.remove(previous, slot: position)
-                if let from = self.position(of: scope) {
-                    positions.move(scope, from: from, to: position)
-                } else {
-                    positions.insert(scope, slot: position)
+        withBuffers { ids, elements, keep in
+            for (index, position) in examined.enumerated() {
+                let scope = currentScopes[index]
+                let previous = scopes[position]
+                if previous != scope {
+                    // `previous` leaves this position; `scope` arrives (from another examined
+                    // position, still indexed there, or new).
+                    positions.remove(previous, slot: position)
+                    if let from = self.position(of: scope) {
+                        positions.move(scope, from: from, to: position)
+                    } else {
+                        positions.insert(scope, slot: position)
+                    }
                 }
+                examine(
+                    position, currentIDs[index], scope, currentStates[index], environment, &collector, ids: ids, elements: elements,
+                    keep: keep)
             }
-            examine(position, currentIDs[index], scope, currentStates[index], environment, &collector)
         }
         return true
+    }
+
+    /// Runs `body` with `ids`, `elements` and `keep` as buffers, for a loop of `examine`s.
+    ///
+    /// This code is not specialised: every write into one of these generic arrays called
+    /// `Array._makeMutableAndUnique` with the array's metadata, looked up again at each call (5 of
+    /// the 9 metadata lookups per element of a churn cycle). Through buffers, once per loop. While
+    /// `body` runs the arrays are moved out (empty): it must not read them through `self`.
+    @inline(__always)
+    private func withBuffers<R>(
+        _ body: (UnsafeMutableBufferPointer<ID>, UnsafeMutableBufferPointer<Element>, UnsafeMutableBufferPointer<Channel<GlobalAction>>)
+            -> R
+    ) -> R {
+        ids.withUnsafeMutableBufferPointer { ids in
+            elements.withUnsafeMutableBufferPointer { elements in
+                keep.withUnsafeMutableBufferPointer { keep in body(ids, elements, keep) }
+            }
+        }
     }
 
     /// Fills `recorded` with the distinct scopes of `ids` and `examined` with the positions they
@@ -206,22 +238,22 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     /// Same length: element `i` is compared with what position `i` held.
     private func updateByPosition(_ global: GlobalState, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
         var position = 0
-        access.forEach(global) { id, element in
-            let scope = AnyHashableSendable(id)
-            examine(position, id, scope, element, environment, &collector)
-            position += 1
+        withBuffers { ids, elements, keep in
+            access.forEach(global) { id, element in
+                let scope = AnyHashableSendable(id)
+                examine(position, id, scope, element, environment, &collector, ids: ids, elements: elements, keep: keep)
+                position += 1
+            }
         }
     }
 
-    /// Brings position `position`, now holding element `id` (scoped as `scope`), up to date.
-    ///
-    /// Inlined into the loops that call it: this code is not specialised, and out of line every
-    /// call looked up the generic metadata of `keep`, its channels and `Element` again (9 lookups
-    /// per element in a churn cycle's profile); inlined, the lookups are hoisted out of the loop.
+    /// Brings position `position`, now holding element `id` (scoped as `scope`), up to date, in
+    /// `ids`, `elements` and `keep` (the arrays, as `withBuffers` lends them) and `scopes`.
     @inline(__always)
     private func examine(
         _ position: Int, _ id: ID, _ scope: AnyHashableSendable, _ element: State, _ environment: Environment,
-        _ collector: inout SupervisorChangeCollector
+        _ collector: inout SupervisorChangeCollector, ids: UnsafeMutableBufferPointer<ID>,
+        elements: UnsafeMutableBufferPointer<Element>, keep: UnsafeMutableBufferPointer<Channel<GlobalAction>>
     ) {
         var entry = elements[position]
         if scopes[position] != scope {
