@@ -109,6 +109,18 @@ public struct Channel<Action: Sendable>: Sendable {
             storage: ElementChannelStorage(inner: storage, id: Self.scopedID(storage.id, scope), element: id, embed: embed))
     }
 
+    /// `lifted(toElement:id:embed:)` for a position that held `previous`: its scoped id is reused
+    /// when it is the same (see `scopedID(_:_:reusing:)`).
+    @inline(__always)
+    func lifted<ElementID: Sendable, Other: Sendable>(
+        toElement scope: AnyHashableSendable, id: ElementID, embed: @escaping @Sendable (ElementID, Action) -> Other,
+        replacing previous: Channel<Other>
+    ) -> Channel<Other> {
+        if isVacant { return Channel<Other>.vacant() }
+        let scoped = Self.scopedID(storage.id, scope, reusing: previous.storage.id)
+        return Channel<Other>(storage: ElementChannelStorage(inner: storage, id: scoped, element: id, embed: embed))
+    }
+
     /// A placeholder for a position that declares nothing (a keyed lift's freed slot): the
     /// reconciler skips it, so the positions around it keep their places. Lifts keep it vacant.
     static func vacant() -> Channel {
@@ -120,6 +132,20 @@ public struct Channel<Action: Sendable>: Sendable {
 
     static func scopedID(_ id: AnyHashableSendable, _ element: AnyHashableSendable) -> AnyHashableSendable {
         AnyHashableSendable(ElementScopedID(element: element, inner: id))
+    }
+
+    /// `scopedID(id, element)`, as `previous` when that is the same scoped id: an element whose
+    /// channel is re-declared in place (a reset key or value changed) keeps its id's box, so the
+    /// lift neither allocates nor hashes one, and the reconciler's id comparison is an identity.
+    @inline(__always)
+    static func scopedID(_ id: AnyHashableSendable, _ element: AnyHashableSendable, reusing previous: AnyHashableSendable)
+        -> AnyHashableSendable
+    {
+        if case .boxed(let box) = previous.storage, type(of: box) == HashableBox<ElementScopedID>.self {
+            let scoped = unsafeDowncast(box, to: HashableBox<ElementScopedID>.self).value
+            if scoped.inner == id, scoped.element == element { return previous }
+        }
+        return scopedID(id, element)
     }
 
     /// Negative pacing durations count as zero.

@@ -281,7 +281,10 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             break
         case .ranges(let ranges):
             for range in ranges {
-                for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], id, scope) }
+                for index in range {
+                    keep[entry.start + index] = entry.part.keep[index].lifted(
+                        toElement: scope, id: id, embed: embed, replacing: keep[entry.start + index])
+                }
             }
             collector.add(change, at: entry.start)
         case .resized:

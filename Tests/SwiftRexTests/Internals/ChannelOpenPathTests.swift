@@ -49,6 +49,34 @@ import Testing
         #expect(madeComplete == 0)
     }
 
+    /// Identity of an id's box (nil for an inline id).
+    static func box(_ id: AnyHashableSendable) -> ObjectIdentifier? {
+        if case .boxed(let box) = id.storage { return ObjectIdentifier(box) }
+        return nil
+    }
+
+    @Test func aChannelReDeclaredInPlaceKeepsItsScopedIDsBoxAndOnlyThen() {
+        let embed: @Sendable (String, ElementAction) -> String = { id, action in "\(id) \(action)" }
+        let a = AnyHashableSendable("a")
+        func socket(_ key: Int, id: String = "socket") -> Channel<ElementAction> {
+            Channel(id: id, lifetime: .ephemeral(resetKey: key)) { _ in .cancelOnly {} }
+        }
+        let first = socket(1).lifted(toElement: a, id: "a", embed: embed)
+        let rekeyed = socket(2).lifted(toElement: a, id: "a", embed: embed, replacing: first)
+        #expect(rekeyed.id == first.id)
+        #expect(Self.box(rekeyed.id) != nil && Self.box(rekeyed.id) == Self.box(first.id))
+        #expect(rekeyed.lifetime.resetKey == AnyHashableSendable(2))
+        // Another element, or another inner id, at that position: a new scoped id.
+        let moved = socket(2).lifted(toElement: AnyHashableSendable("b"), id: "b", embed: embed, replacing: first)
+        let renamed = socket(2, id: "other").lifted(toElement: a, id: "a", embed: embed, replacing: first)
+        #expect(moved.id == Channel<ElementAction>.scopedID(AnyHashableSendable("socket"), AnyHashableSendable("b")))
+        #expect(renamed.id == Channel<ElementAction>.scopedID(AnyHashableSendable("other"), a))
+        #expect(moved.id != first.id && renamed.id != first.id)
+        // A vacant position before, or an id that is not element-scoped: nothing to reuse.
+        let fromVacant = socket(3).lifted(toElement: a, id: "a", embed: embed, replacing: .vacant())
+        #expect(fromVacant.id == first.id && Self.box(fromVacant.id) != Self.box(first.id))
+    }
+
     @Test func aPipeableChannelMakesItsCompleteHookOnceAndItReachesTheEngine() {
         let effect = Effect<String>.channel(value: 1, scheduling: EffectScheduling(id: AnyHashableSendable("pipe"))) { send, complete in
             send("opened")
