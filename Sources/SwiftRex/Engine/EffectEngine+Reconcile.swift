@@ -85,7 +85,13 @@ extension EffectEngine {
 
     private func recreate(_ channel: Channel<Action>, from oldKey: AnyHashableSendable?, stats: ChannelStats) {
         let key = channel.id
-        cancel(key, reason: .resetKeyChanged)
+        // The old instance is torn down where it is registered and the open below overwrites
+        // its slot: a cancel and an open under the same id cost the registry two lookups of one
+        // bucket, not a removal (which moves the last entry and re-indexes it) and an insertion.
+        // Nothing runs
+        // in between that can reach the registry (a cancel reaches the store through its mailbox).
+        if !throttleStamps.isEmpty { throttleStamps.removeValue(forKey: key) }
+        if let slot = registry[key] { tearDown(slot, reason: .resetKeyChanged) }
         counters.recreates += 1
         if let classifier {
             let index = classifier.index(of: key)

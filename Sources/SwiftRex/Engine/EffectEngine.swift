@@ -194,6 +194,13 @@ final class EffectEngine<Action: Sendable> {
         // Most stores throttle nothing: an empty dictionary's removal still hashes the key.
         if !keepingThrottleStamp, !throttleStamps.isEmpty { throttleStamps.removeValue(forKey: key) }
         guard let slot = registry.removeValue(forKey: key) else { return false }
+        tearDown(slot, reason: reason)
+        return true
+    }
+
+    /// Ends what ran in `slot` (taken out of the registry, or about to be overwritten there by
+    /// the instance that replaces it): liveness ended, counted, logged, its cancel run once.
+    func tearDown(_ slot: EngineSlot<Action>, reason: ChannelEventReason) {
         switch slot {
         case .effect(let run):
             run.liveness.end()
@@ -213,7 +220,6 @@ final class EffectEngine<Action: Sendable> {
         case .settling(let settling):
             settling.stats.recordCancelled(reason, at: now())
         }
-        return true
     }
 
     /// Tears everything down: every run cancelled, every channel's cancel run once.
