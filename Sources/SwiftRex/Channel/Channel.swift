@@ -98,12 +98,27 @@ public struct Channel<Action: Sendable>: Sendable {
         return Channel(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: { $0 }))
     }
 
-    /// Re-typed and scoped to an element at once (what the collection lifts do): one allocation.
-    func lifted<Other: Sendable>(toElement element: AnyHashableSendable, _ transform: @escaping @Sendable (Action) -> Other) -> Channel<
-        Other
-    > {
+    /// Re-typed with `embed` and scoped to the element `id` (wrapped: `scope`) at once, what the
+    /// collection lifts do: one allocation (two with the scoped id's box).
+    @inline(__always)  // into the lifts' loops, where the storage's metadata lookup is hoisted
+    func lifted<ElementID: Sendable, Other: Sendable>(
+        toElement scope: AnyHashableSendable, id: ElementID, embed: @escaping @Sendable (ElementID, Action) -> Other
+    ) -> Channel<Other> {
         if isVacant { return Channel<Other>.vacant() }
-        return Channel<Other>(storage: MappedChannelStorage(inner: storage, id: Self.scopedID(storage.id, element), transform: transform))
+        return Channel<Other>(
+            storage: ElementChannelStorage(inner: storage, id: Self.scopedID(storage.id, scope), element: id, embed: embed))
+    }
+
+    /// `lifted(toElement:id:embed:)` for a position that held `previous`: its scoped id is reused
+    /// when it is the same (see `scopedID(_:_:reusing:)`).
+    @inline(__always)
+    func lifted<ElementID: Sendable, Other: Sendable>(
+        toElement scope: AnyHashableSendable, id: ElementID, embed: @escaping @Sendable (ElementID, Action) -> Other,
+        replacing previous: Channel<Other>
+    ) -> Channel<Other> {
+        if isVacant { return Channel<Other>.vacant() }
+        let scoped = Self.scopedID(storage.id, scope, reusing: previous.storage.id)
+        return Channel<Other>(storage: ElementChannelStorage(inner: storage, id: scoped, element: id, embed: embed))
     }
 
     /// A placeholder for a position that declares nothing (a keyed lift's freed slot): the
@@ -117,6 +132,20 @@ public struct Channel<Action: Sendable>: Sendable {
 
     static func scopedID(_ id: AnyHashableSendable, _ element: AnyHashableSendable) -> AnyHashableSendable {
         AnyHashableSendable(ElementScopedID(element: element, inner: id))
+    }
+
+    /// `scopedID(id, element)`, as `previous` when that is the same scoped id: an element whose
+    /// channel is re-declared in place (a reset key or value changed) keeps its id's box, so the
+    /// lift neither allocates nor hashes one, and the reconciler's id comparison is an identity.
+    @inline(__always)
+    static func scopedID(_ id: AnyHashableSendable, _ element: AnyHashableSendable, reusing previous: AnyHashableSendable)
+        -> AnyHashableSendable
+    {
+        if case .boxed(let box) = previous.storage, type(of: box) == HashableBox<ElementScopedID>.self {
+            let scoped = unsafeDowncast(box, to: HashableBox<ElementScopedID>.self).value
+            if scoped.inner == id, scoped.element == element { return previous }
+        }
+        return scopedID(id, element)
     }
 
     /// Negative pacing durations count as zero.
@@ -134,10 +163,15 @@ public struct Channel<Action: Sendable>: Sendable {
 class ChannelStorage<Action: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every stored property here and in the subclasses is an immutable
     // `let` of a `Sendable` type (values and `@Sendable` closures).
-    /// Sends an action with its provenance. Two arguments rather than a `DispatchedAction`: the
-    /// storages below run unspecialised (they are reached through the class), and building a
-    /// `DispatchedAction<Action>` there costs a generic-metadata lookup per message.
-    typealias Send = @Sendable (Action, ActionSource) -> Void
+    /// Sends an action into the store. The engine's hook stamps it with the channel's `source`
+    /// (every layer of a channel carries its innermost body's source), so no layer wraps `send`
+    /// only to add it: a lifted channel's instance holds one closure context per re-typing layer
+    /// and none per body. The storages run unspecialised (they are reached through the class),
+    /// so none of them builds a `DispatchedAction<Action>` (a generic-metadata lookup per message).
+    typealias Send = @Sendable (Action) -> Void
+    /// Makes the instance's `complete` hook. Non-escaping, so a channel that never completes (every
+    /// one but a pipeable effect's) costs no closure for it: only `PipeChannelStorage` calls it.
+    typealias MakeComplete = () -> @Sendable () -> Void
 
     let id: AnyHashableSendable
     let lifetime: ChannelLifetime
@@ -154,7 +188,7 @@ class ChannelStorage<Action: Sendable>: @unchecked Sendable {
     }
 
     /// Runs the body for one new instance with the engine's send and complete hooks.
-    func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+    func open(_ send: @escaping Send, complete: MakeComplete) -> ErasedChannelHandler {
         preconditionFailure("Internal inconsistency: ChannelStorage.open is abstract")
     }
 }
@@ -174,9 +208,8 @@ final class BodyChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
         super.init(id: id, lifetime: lifetime, delivery: delivery, source: source, payload: payload)
     }
 
-    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
-        let source = self.source
-        return ErasedChannelHandler.erasing(body { action in send(action, source) })
+    override func open(_ send: @escaping Send, complete: MakeComplete) -> ErasedChannelHandler {
+        ErasedChannelHandler.erasing(body(send))
     }
 }
 
@@ -195,9 +228,8 @@ final class PipeChannelStorage<Action: Sendable, Value>: ChannelStorage<Action>,
         super.init(id: id, lifetime: .permanent, delivery: delivery, source: source, payload: payload)
     }
 
-    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
-        let source = self.source
-        return ErasedChannelHandler.erasing(body({ action in send(action, source) }, complete))
+    override func open(_ send: @escaping Send, complete: MakeComplete) -> ErasedChannelHandler {
+        ErasedChannelHandler.erasing(body(send, complete()))
     }
 }
 
@@ -213,9 +245,39 @@ final class MappedChannelStorage<Inner: Sendable, Action: Sendable>: ChannelStor
         super.init(id: id, lifetime: inner.lifetime, delivery: inner.delivery, source: inner.source, payload: inner.payload)
     }
 
-    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+    override func open(_ send: @escaping Send, complete: MakeComplete) -> ErasedChannelHandler {
         let transform = self.transform
-        return inner.open({ action, source in send(transform(action), source) }, complete)
+        return inner.open({ action in send(transform(action)) }, complete: complete)
+    }
+}
+
+/// A channel of one collection element, re-typed with the lift's `embed` and moved under the
+/// element-scoped id (what the collection lifts declare for every element's channel).
+///
+/// Holds the element's id and `embed` itself rather than a `transform` closure capturing them:
+/// a replaced element's channel is then one allocation here, not two (the closure's context),
+/// and its instance's send wraps the engine's once.
+final class ElementChannelStorage<Inner: Sendable, ElementID: Sendable, Action: Sendable>: ChannelStorage<Action>,
+    @unchecked Sendable
+{
+    // @unchecked Sendable: see ChannelStorage; `inner`, `element` and `embed` are immutable and
+    // Sendable.
+    let inner: ChannelStorage<Inner>
+    let element: ElementID
+    let embed: @Sendable (ElementID, Inner) -> Action
+
+    init(inner: ChannelStorage<Inner>, id: AnyHashableSendable, element: ElementID, embed: @escaping @Sendable (ElementID, Inner) -> Action)
+    {
+        self.inner = inner
+        self.element = element
+        self.embed = embed
+        super.init(id: id, lifetime: inner.lifetime, delivery: inner.delivery, source: inner.source, payload: inner.payload)
+    }
+
+    override func open(_ send: @escaping Send, complete: MakeComplete) -> ErasedChannelHandler {
+        let element = self.element
+        let embed = self.embed
+        return inner.open({ action in send(embed(element, action)) }, complete: complete)
     }
 }
 
@@ -289,7 +351,7 @@ final class VacantChannelStorage<Action: Sendable>: ChannelStorage<Action>, @unc
             source: ActionSource(file: #fileID, function: "vacant", line: #line), payload: .none)
     }
 
-    override func open(_ send: @escaping Send, _ complete: @escaping @Sendable () -> Void) -> ErasedChannelHandler {
+    override func open(_ send: @escaping Send, complete: MakeComplete) -> ErasedChannelHandler {
         preconditionFailure("Internal inconsistency: a vacant position was opened")
     }
 }

@@ -34,6 +34,8 @@ struct ChannelReconciler {
     private var newIDs: [AnyHashableSendable] = []
     private var newIndex = SlotIndex()
     private static let noRecord: Int32 = -2
+    /// What the cache-warming loads read (kept so they are not dead code; see `SlotIndex.warm`).
+    private var warmth: UInt64 = 0
 
     /// Diffs `desired` against the last cycle into `directives` (emptied first); returns how many
     /// positions it examined.
@@ -208,6 +210,10 @@ struct ChannelReconciler {
             newIDs.removeAll(keepingCapacity: true)
             newIndex.removeAll(keepingCapacity: true)
             newIndex.reserveCapacity(moved.count)
+            // The lookups below start at these buckets of a table as large as the store's channels.
+            var warmth = self.warmth
+            for position in moved { warmth ^= memory.index.warm(desired[position].storage.id) }
+            self.warmth = warmth
             var duplicate = false
             for position in moved {
                 let id = desired[position].storage.id
@@ -303,6 +309,9 @@ struct ChannelReconciler {
         // Ids that left: cancelled after every open of this cycle. A record moved by the
         // swap-remove keeps its position, which must point at its new slot (unless that record
         // is leaving too: its old position already belongs to another).
+        var warmth = self.warmth
+        for id in departing { warmth ^= memory.index.warm(id) }
+        self.warmth = warmth
         for id in departing {
             directives.append(.cancel(id: id, reason: Self.leftTheSet))
             let lastSlot = Int32(memory.records.count - 1)

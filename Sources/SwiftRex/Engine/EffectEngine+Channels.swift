@@ -48,7 +48,7 @@ extension EffectEngine {
             counters.drops += 1
             if case .settling(let settling) = registry[key] {
                 settling.stats.drops += 1
-                settling.stats.recordDropped(.broadcastWhileSettling, at: clock.now())
+                settling.stats.recordDropped(.broadcastWhileSettling, at: now())
             }
         }
     }
@@ -57,7 +57,7 @@ extension EffectEngine {
     func openOrSettle(_ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats) {
         if let settle = channel.lifetime.settle, settle > .zero {
             let generation = nextGeneration()
-            let now = clock.now()
+            let now = now()
             registry[key] = .settling(
                 SettlingChannel(
                     generation: generation, channel: channel, stats: stats, order: nextOrder(), since: now, supervised: supervised
@@ -85,7 +85,7 @@ extension EffectEngine {
     private func openInstance(
         _ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats, order: UInt64? = nil
     ) -> LiveChannel {
-        let now = clock.now()
+        let now = now()
         let live = LiveChannel(
             generation: nextGeneration(), lifetime: channel.lifetime, delivery: channel.delivery,
             payloadKind: channel.payload.kind, stats: stats, order: order ?? nextOrder(), since: now, supervised: supervised
@@ -94,9 +94,10 @@ extension EffectEngine {
         let mailbox = self.mailbox
         let liveness = live.liveness
         let generation = live.generation
+        let source = channel.storage.source
         live.handler = channel.storage.open(
-            { action, source in mailbox.enqueueAction(DispatchedAction(action, source: source), liveness: liveness) },
-            { mailbox.enqueue(.completed(key: key, generation: generation)) }
+            { action in mailbox.enqueueAction(DispatchedAction(action, source: source), liveness: liveness) },
+            complete: { { mailbox.enqueue(.completed(key: key, generation: generation)) } }
         )
         counters.opens += 1
         if let classifier {
@@ -126,7 +127,7 @@ extension EffectEngine {
     /// `deliver` for throttled and debounced channels (kept out of the immediate path): the
     /// instance's pacer decides, the engine carries it out.
     private func deliverPaced(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        guard let decision = live.pacing?.pacer.arrived(value, at: clock.now()) else {
+        guard let decision = live.pacing?.pacer.arrived(value, at: now()) else {
             receive(value, into: live)
             return
         }
@@ -169,6 +170,6 @@ extension EffectEngine {
     private func drop(_ live: LiveChannel, reason: ChannelEventReason) {
         counters.drops += 1
         live.stats.drops += 1
-        live.stats.recordDropped(reason, at: clock.now())
+        live.stats.recordDropped(reason, at: now())
     }
 }

@@ -24,8 +24,23 @@ extension EffectEngine {
         let directives = reconciler.directives
         // A store's first cycle opens everything at once: size the registry for it exactly.
         if registry.count == 0, directives.count > 1_024 { registry.reserveCapacity(directives.count) }
+        if !directives.isEmpty { cycleNow = clock.now() }
+        defer { cycleNow = nil }
         // Through the buffer: this runs unspecialised, where an array subscript is a call.
         desired.withUnsafeBufferPointer { desired in
+            // A churn cycle's ids are scattered over a registry as large as the store's channels:
+            // their buckets are warmed first, in a loop that only loads (see `SlotIndex.warm`).
+            if directives.count > 1 {
+                var warmth = registryWarmth
+                for directive in directives {
+                    switch directive {
+                    case .open(let position, _), .recreate(let position, _, _): warmth ^= registry.warm(desired[position].storage.id)
+                    case .cancel(let id, _): warmth ^= registry.warm(id)
+                    case .deliver: break
+                    }
+                }
+                registryWarmth = warmth
+            }
             for directive in directives {
                 switch directive {
                 case .open(let position, let stats):
@@ -70,14 +85,20 @@ extension EffectEngine {
 
     private func recreate(_ channel: Channel<Action>, from oldKey: AnyHashableSendable?, stats: ChannelStats) {
         let key = channel.id
-        cancel(key, reason: .resetKeyChanged)
+        // The old instance is torn down where it is registered and the open below overwrites
+        // its slot: a cancel and an open under the same id cost the registry two lookups of one
+        // bucket, not a removal (which moves the last entry and re-indexes it) and an insertion.
+        // Nothing runs
+        // in between that can reach the registry (a cancel reaches the store through its mailbox).
+        if !throttleStamps.isEmpty { throttleStamps.removeValue(forKey: key) }
+        if let slot = registry[key] { tearDown(slot, reason: .resetKeyChanged) }
         counters.recreates += 1
         if let classifier {
             let index = classifier.index(of: key)
             if index != ChannelClassifier.unclassified { counters.byClass[Int(index)].recreates += 1 }
         }
         stats.recreates += 1
-        stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: clock.now())
+        stats.recordRecreated(from: oldKey, to: channel.lifetime.resetKey, at: now())
         openOrSettle(channel, key: key, supervised: true, stats: stats)
     }
 

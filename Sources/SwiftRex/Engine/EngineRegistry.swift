@@ -26,7 +26,15 @@ struct EngineRegistry<Action: Sendable> {
         keys.withUnsafeBufferPointer { keys in index.slot(of: key) { keys[$0] } }
     }
 
+    /// Reads the index bucket a lookup of `key` starts at (see `SlotIndex.warm`).
+    @inline(__always)
+    func warm(_ key: AnyHashableSendable) -> UInt64 { index.warm(key) }
+
     /// What runs under `key`; assigning nil removes it.
+    ///
+    /// Inlined (as `removeValue`): called from the engine, which runs unspecialised, each call out
+    /// of line looked up this type's generic metadata (3 per replaced channel in a churn cycle).
+    @inline(__always)
     subscript(key: AnyHashableSendable) -> EngineSlot<Action>? {
         get {
             guard let position = position(of: key) else { return nil }
@@ -48,7 +56,7 @@ struct EngineRegistry<Action: Sendable> {
     }
 
     /// Removes and returns what runs under `key`.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func removeValue(forKey key: AnyHashableSendable) -> EngineSlot<Action>? {
         guard let position = position(of: key) else { return nil }
         index.remove(key, slot: position)

@@ -24,10 +24,18 @@ struct SlotIndex {
         shift = 32 - Self.minimumBits
     }
 
-    /// The 32-bit tag of an id (its precomputed hash, mixed so that every bit counts).
+    /// The 32-bit tag of an id (its precomputed hash, mixed so that every bit counts); a bucket's
+    /// home is the tag's top bits.
+    ///
+    /// The high half is folded into the low one before the multiply: an `Int` id's hash is the
+    /// number times the same golden-ratio constant, and multiplying by it again left the top bits
+    /// of consecutive numbers in clusters — at 100,000 ids in 262,144 buckets an id sat 33 buckets
+    /// from its home on average, in runs of up to 89 (a probe, and a removal's backward shift,
+    /// walked them). Folded, it is 0.3 buckets, as for random hashes.
     @inline(__always)
     private static func tag(_ id: AnyHashableSendable) -> UInt32 {
-        UInt32(truncatingIfNeeded: (UInt64(bitPattern: Int64(id.hashCode)) &* 0x9E37_79B9_7F4A_7C15) >> 32)
+        let hash = UInt64(bitPattern: Int64(id.hashCode))
+        return UInt32(truncatingIfNeeded: ((hash ^ (hash >> 32)) &* 0x9E37_79B9_7F4A_7C15) >> 32)
     }
 
     @inline(__always)
@@ -53,6 +61,19 @@ struct SlotIndex {
                 bucket = (bucket + 1) & mask
             }
         }
+    }
+
+    /// Reads the bucket a probe for `id` starts at and returns it (0 for an empty index).
+    ///
+    /// For a batch of lookups into a large index: a loop that only warms every id's bucket makes
+    /// independent loads, whose cache misses the CPU overlaps, where probes interleaved with other
+    /// work wait for each miss in turn (at 100,000 ids a probe is a miss, ~100 ns). The caller
+    /// folds the results into a value it stores, or the loads would be dead code.
+    @inline(__always)
+    func warm(_ id: AnyHashableSendable) -> UInt64 {
+        guard count > 0 else { return 0 }
+        let bucket = home(Self.tag(id))
+        return buckets.withUnsafeBufferPointer { $0[bucket] }
     }
 
     /// Indexes `id` (not indexed yet) at `slot`.
@@ -116,6 +137,17 @@ struct SlotIndex {
             next = (next + 1) & mask
         }
         buckets[hole] = 0
+    }
+
+    /// How far the indexed ids sit from their home buckets, on average (what a lookup walks; a
+    /// test of the tag's mixing).
+    var meanDisplacement: Double {
+        guard count > 0 else { return 0 }
+        var total = 0
+        for (bucket, entry) in buckets.enumerated() where entry != 0 {
+            total += (bucket &- home(UInt32(truncatingIfNeeded: entry >> 32))) & mask
+        }
+        return Double(total) / Double(count)
     }
 
     /// `id` moved from slot `old` to slot `new` in the owner's array (a swap-remove).

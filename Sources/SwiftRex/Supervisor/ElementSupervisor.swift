@@ -31,24 +31,33 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     let embed: @Sendable (ID, Action) -> GlobalAction
     let makePart: @Sendable () -> SupervisorInstance<State, Environment, Action>
     let changes: (@Sendable (GlobalState) -> ElementChanges<ID>)?
+    // Unchecked exclusivity (every `var` of this class): it is used on the store's executor
+    // only, by the runtime's update and by nothing a caller can reach (the closures it calls —
+    // the lift's access, the parts' memos — hold no reference to it), and no two accesses to one
+    // property overlap (a buffer read while another property changes, never the same one). The
+    // dynamic checks were about 6 % of a churn cycle (a TLS lookup per access, dozens per element).
     /// Per position: the element's id, its scope (`AnyHashableSendable(id)`, what its channels'
     /// ids are scoped to and what the indexes below hash) and its part.
-    private var ids: [ID] = []
-    private var scopes: [AnyHashableSendable] = []
-    private var elements: [Element] = []
+    @exclusivity(unchecked) private var ids: [ID] = []
+    @exclusivity(unchecked) private var scopes: [AnyHashableSendable] = []
+    @exclusivity(unchecked) private var elements: [Element] = []
     /// With a change log: the log's revision at the last update, and each scope's position
     /// (slots of the index are positions, read back through `scopes`).
-    private var seenRevision: UInt64?
-    private var positions = SlotIndex()
+    @exclusivity(unchecked) private var seenRevision: UInt64?
+    @exclusivity(unchecked) private var positions = SlotIndex()
     /// Scratch of `updateRecorded`, kept between updates so a churn cycle allocates none of it:
     /// the distinct recorded scopes (and their index), the positions they held, and what those
     /// positions hold now.
-    private var recorded: [AnyHashableSendable] = []
-    private var recordedIndex = SlotIndex()
-    private var examined: [Int] = []
-    private var currentIDs: [ID] = []
-    private var currentScopes: [AnyHashableSendable] = []
-    private var currentStates: [State] = []
+    @exclusivity(unchecked) private var recorded: [AnyHashableSendable] = []
+    @exclusivity(unchecked) private var recordedIndex = SlotIndex()
+    @exclusivity(unchecked) private var examined: [Int] = []
+    @exclusivity(unchecked) private var currentIDs: [ID] = []
+    @exclusivity(unchecked) private var currentScopes: [AnyHashableSendable] = []
+    @exclusivity(unchecked) private var currentStates: [State] = []
+    /// The recorded ids' scopes in log order (scratch of `collectRecorded`).
+    @exclusivity(unchecked) private var loggedScopes: [AnyHashableSendable] = []
+    /// What the cache-warming loads read (kept so they are not dead code; see `SlotIndex.warm`).
+    @exclusivity(unchecked) private var warmth: UInt64 = 0
 
     init(
         access: ElementAccess<GlobalState, ID, State>,
@@ -62,9 +71,9 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         self.makePart = makePart
     }
 
+    @inline(__always)
     private func lifted(_ channel: Channel<Action>, _ id: ID, _ scope: AnyHashableSendable) -> Channel<GlobalAction> {
-        let embed = self.embed
-        return channel.lifted(toElement: scope) { embed(id, $0) }
+        channel.lifted(toElement: scope, id: id, embed: embed)
     }
 
     override func update(_ global: GlobalState, _ environment: Environment) -> SupervisorChange {
@@ -133,15 +142,25 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     ) -> Bool {
         collectRecorded(ids)
         examined.sort()
-        // Read once: a read projects the container out of the global state.
-        currentIDs.removeAll(keepingCapacity: true)
+        // Read once: a read projects the container out of the global state. The generic arrays
+        // are filled through their buffers (an `append` looked up the array's metadata per call).
         currentScopes.removeAll(keepingCapacity: true)
-        currentStates.removeAll(keepingCapacity: true)
-        elementsAt(global, examined) { id, element in
-            currentIDs.append(id)
-            currentScopes.append(AnyHashableSendable(id))
-            currentStates.append(element)
+        let expected = examined.count
+        var states: [State] = []
+        currentIDs = [ID](unsafeUninitializedCapacity: expected) { ids, idCount in
+            states = [State](unsafeUninitializedCapacity: expected) { states, stateCount in
+                elementsAt(global, examined) { id, element in
+                    guard idCount < expected else { return }  // more than asked for: not ours
+                    (ids.baseAddress! + idCount).initialize(to: id)
+                    (states.baseAddress! + stateCount).initialize(to: element)
+                    idCount += 1
+                    stateCount += 1
+                    currentScopes.append(AnyHashableSendable(id))
+                }
+            }
         }
+        currentStates = states
+        guard currentIDs.count == expected else { return false }
         let fits = recorded.withUnsafeBufferPointer { recorded in
             for (index, position) in examined.enumerated() {
                 let scope = currentScopes[index]
@@ -150,22 +169,44 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             return true
         }
         guard fits else { return false }
-        for (index, position) in examined.enumerated() {
-            let scope = currentScopes[index]
-            let previous = scopes[position]
-            if previous != scope {
-                // `previous` leaves this position; `scope` arrives (from another examined
-                // position, still indexed there, or new).
-                positions.remove(previous, slot: position)
-                if let from = self.position(of: scope) {
-                    positions.move(scope, from: from, to: position)
-                } else {
-                    positions.insert(scope, slot: position)
+        withBuffers { ids, elements, keep in
+            for (index, position) in examined.enumerated() {
+                let scope = currentScopes[index]
+                let previous = scopes[position]
+                if previous != scope {
+                    // `previous` leaves this position; `scope` arrives (from another examined
+                    // position, still indexed there, or new).
+                    positions.remove(previous, slot: position)
+                    if let from = self.position(of: scope) {
+                        positions.move(scope, from: from, to: position)
+                    } else {
+                        positions.insert(scope, slot: position)
+                    }
                 }
+                examine(
+                    position, currentIDs[index], scope, currentStates[index], environment, &collector, ids: ids, elements: elements,
+                    keep: keep)
             }
-            examine(position, currentIDs[index], scope, currentStates[index], environment, &collector)
         }
         return true
+    }
+
+    /// Runs `body` with `ids`, `elements` and `keep` as buffers, for a loop of `examine`s.
+    ///
+    /// This code is not specialised: every write into one of these generic arrays called
+    /// `Array._makeMutableAndUnique` with the array's metadata, looked up again at each call (5 of
+    /// the 9 metadata lookups per element of a churn cycle). Through buffers, once per loop. While
+    /// `body` runs the arrays are moved out (empty): it must not read them through `self`.
+    @inline(__always)
+    private func withBuffers<R>(
+        _ body: (UnsafeMutableBufferPointer<ID>, UnsafeMutableBufferPointer<Element>, UnsafeMutableBufferPointer<Channel<GlobalAction>>)
+            -> R
+    ) -> R {
+        ids.withUnsafeMutableBufferPointer { ids in
+            elements.withUnsafeMutableBufferPointer { elements in
+                keep.withUnsafeMutableBufferPointer { keep in body(ids, elements, keep) }
+            }
+        }
     }
 
     /// Fills `recorded` with the distinct scopes of `ids` and `examined` with the positions they
@@ -177,8 +218,15 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
         if recordedIndex.bucketCount > 8 * max(ids.count, 64) { recordedIndex = SlotIndex() }
         recordedIndex.removeAll(keepingCapacity: true)
         recordedIndex.reserveCapacity(ids.count)
-        for id in ids {
-            let scope = AnyHashableSendable(id)
+        // The scopes first, and the buckets of `positions` their lookups below start at warmed in
+        // a loop of their own: those lookups then find them in cache.
+        loggedScopes.removeAll(keepingCapacity: true)
+        loggedScopes.reserveCapacity(ids.count)
+        for id in ids { loggedScopes.append(AnyHashableSendable(id)) }
+        var warmth = self.warmth
+        for scope in loggedScopes { warmth ^= positions.warm(scope) }
+        self.warmth = warmth
+        for scope in loggedScopes {
             let seen = recorded.withUnsafeBufferPointer { recorded in recordedIndex.slot(of: scope) { recorded[$0] } }
             guard seen == nil else { continue }
             recordedIndex.insert(scope, slot: recorded.count)
@@ -190,17 +238,22 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     /// Same length: element `i` is compared with what position `i` held.
     private func updateByPosition(_ global: GlobalState, _ environment: Environment, _ collector: inout SupervisorChangeCollector) {
         var position = 0
-        access.forEach(global) { id, element in
-            let scope = AnyHashableSendable(id)
-            examine(position, id, scope, element, environment, &collector)
-            position += 1
+        withBuffers { ids, elements, keep in
+            access.forEach(global) { id, element in
+                let scope = AnyHashableSendable(id)
+                examine(position, id, scope, element, environment, &collector, ids: ids, elements: elements, keep: keep)
+                position += 1
+            }
         }
     }
 
-    /// Brings position `position`, now holding element `id` (scoped as `scope`), up to date.
+    /// Brings position `position`, now holding element `id` (scoped as `scope`), up to date, in
+    /// `ids`, `elements` and `keep` (the arrays, as `withBuffers` lends them) and `scopes`.
+    @inline(__always)
     private func examine(
         _ position: Int, _ id: ID, _ scope: AnyHashableSendable, _ element: State, _ environment: Environment,
-        _ collector: inout SupervisorChangeCollector
+        _ collector: inout SupervisorChangeCollector, ids: UnsafeMutableBufferPointer<ID>,
+        elements: UnsafeMutableBufferPointer<Element>, keep: UnsafeMutableBufferPointer<Channel<GlobalAction>>
     ) {
         var entry = elements[position]
         if scopes[position] != scope {
@@ -228,7 +281,10 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
             break
         case .ranges(let ranges):
             for range in ranges {
-                for index in range { keep[entry.start + index] = lifted(entry.part.keep[index], id, scope) }
+                for index in range {
+                    keep[entry.start + index] = entry.part.keep[index].lifted(
+                        toElement: scope, id: id, embed: embed, replacing: keep[entry.start + index])
+                }
             }
             collector.add(change, at: entry.start)
         case .resized:

@@ -128,14 +128,16 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
             case .ranges(let ranges):
                 for range in ranges {
                     for index in range {
-                        keep[slot.start + index] = lifted(slot.part.keep[index], id, scope)
+                        keep[slot.start + index] = lifted(slot.part.keep[index], id, scope, replacing: keep[slot.start + index])
                         touched.append(slot.start + index)
                     }
                 }
             case .resized:
                 let count = slot.part.keep.count
                 if count <= slot.width {
-                    for index in 0..<count { keep[slot.start + index] = lifted(slot.part.keep[index], id, scope) }
+                    for index in 0..<count {
+                        keep[slot.start + index] = lifted(slot.part.keep[index], id, scope, replacing: keep[slot.start + index])
+                    }
                     if slot.count > count { vacate((slot.start + count)..<(slot.start + slot.count), &touched) }
                     touched.append(contentsOf: slot.start..<(slot.start + count))
                     slot.count = count
@@ -153,8 +155,14 @@ final class KeyedElementSupervisor<GlobalState, ID: Hashable & Sendable, State, 
 
     /// Lifts one of a part's channels to its key's scope and the global action.
     private func lifted(_ channel: Channel<Action>, _ id: ID, _ scope: AnyHashableSendable) -> Channel<GlobalAction> {
-        let embed = self.embed
-        return channel.lifted(toElement: scope) { embed(id, $0) }
+        channel.lifted(toElement: scope, id: id, embed: embed)
+    }
+
+    /// `lifted` into a position that held `previous` (its scoped id is reused when the same).
+    private func lifted(_ channel: Channel<Action>, _ id: ID, _ scope: AnyHashableSendable, replacing previous: Channel<GlobalAction>)
+        -> Channel<GlobalAction>
+    {
+        channel.lifted(toElement: scope, id: id, embed: embed, replacing: previous)
     }
 
     /// Gives `slot` positions for its part's channels (a free slot of that width, the reserve,

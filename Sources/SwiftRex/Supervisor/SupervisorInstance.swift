@@ -6,7 +6,10 @@
 /// used only inside the runtime actor), so nothing here locks.
 class SupervisorInstance<State, Environment, Action: Sendable> {
     /// The channels this part declared at its last update, in order.
-    var keep: Keep<Action> = []
+    // Unchecked exclusivity: read and written on the store's executor only, by this part and its
+    // parent, each access a whole read, a whole write or one element's write that calls nothing
+    // (a part never reads its own `keep` while writing it).
+    @exclusivity(unchecked) var keep: Keep<Action> = []
 
     /// Brings `keep` up to date for `state` and says which positions may differ.
     func update(_ state: State, _ environment: Environment) -> SupervisorChange {
@@ -42,7 +45,9 @@ final class OpaqueSupervisor<State, Environment, Action: Sendable>: SupervisorIn
 final class MemoisedSupervisor<State, Environment, Action: Sendable, Input: Equatable>: SupervisorInstance<State, Environment, Action> {
     let input: @Sendable (State) -> Input
     let supervise: @Sendable (Input) -> Supervision<Action, Environment>
-    private var lastInput: Input?
+    // Unchecked exclusivity: read and written only in `update`, on the store's executor, by
+    // whole reads and writes that call nothing.
+    @exclusivity(unchecked) private var lastInput: Input?
 
     init(input: @escaping @Sendable (State) -> Input, supervise: @escaping @Sendable (Input) -> Supervision<Action, Environment>) {
         self.input = input
