@@ -21,6 +21,21 @@ struct Baseline {
         run("thr", ["tcp", "16", "\(count)", "0"], metric: "msg_s")
     }
 
+    /// Builds the repository's own `retarget.c` (deploy/bench) next to the shared programs.
+    func buildRetarget() -> Bool {
+        guard RepositoryCBench.build("retarget", into: buildDirectory) else {
+            note("nodebench: cannot build deploy/bench/retarget.c; the shared-follow churn has no raw figure")
+            return false
+        }
+        return true
+    }
+
+    /// `retarget <snap4|manual2> <follows> <seconds>`: raw re-targets per second of that many
+    /// subscriptions of one SUB, each answered with a snapshot (snap4: the node's protocol).
+    func retarget(_ mode: String, follows: Int, seconds: Double) -> Double? {
+        run("retarget", [mode, "\(follows)", "\(seconds)"], metric: "changes_s")
+    }
+
     /// `churn recreate <cycles> xpub`: SUB socket recreate cycles per second.
     func recreate(cycles: Int) -> Double? {
         run("churn", ["recreate", "\(cycles)", "xpub"], metric: "cycles_s")
