@@ -58,8 +58,9 @@ enum FollowChurn {
             let reduced = nowNanoseconds()
             nodeWait &+= reduced &- start
             guard sync == .publisher else { return true }
-            let topics = Set((0..<follows).map { topic($0, round) })
-            let seen = waitUntil(timeout: 10, pause: 20) { p.publisherSubscriptions().isSuperset(of: topics) }
+            // Polled on p's reactor while it works: the check builds nothing there.
+            let topics = (0..<follows).map { topic($0, round) }
+            let seen = waitUntil(timeout: 10, pause: 20) { p.publisherIsSubscribed(toAll: topics) }
             publisherWait &+= nowNanoseconds() &- reduced
             return seen
         }
