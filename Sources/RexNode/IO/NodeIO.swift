@@ -83,8 +83,8 @@ final class NodeIO {
     /// The resolved publisher endpoint (the real port when bound to `:*`).
     var pubEndpoint: String { publisher.endpoint }
 
-    /// Hands every subscription directive and message so far to libzmq, then reads the counters (so `published`
-    /// includes them).
+    /// Hands every subscription directive and message so far to libzmq, then reads the counters
+    /// (so `published` includes them).
     func flushAndCount() -> Counters {
         subscriber.flushDirectives()
         publisher.flush()
