@@ -48,12 +48,21 @@ enum FollowChurn {
         let watch = StateWatch<NodeState>()
         let observation = f.store.observe { watch.observe($0) }
         defer { observation.cancel() }
+        // Where a round's time goes: until f's state shows it, then until p's publisher has it.
+        var nodeWait: UInt64 = 0
+        var publisherWait: UInt64 = 0
         func roundDone(_ round: Int) -> Bool {
             let want = topic(follows - 1, round)
+            let start = nowNanoseconds()
             guard watch.wait(until: { $0.follows[last]?.topic == want }, current: { f.state }, timeout: 10) else { return false }
+            let reduced = nowNanoseconds()
+            nodeWait &+= reduced &- start
             guard sync == .publisher else { return true }
-            let topics = Set((0..<follows).map { topic($0, round) })
-            return waitUntil(timeout: 10, pause: 20) { p.publisherSubscriptions().isSuperset(of: topics) }
+            // Polled on p's reactor while it works: the check builds nothing there.
+            let topics = (0..<follows).map { topic($0, round) }
+            let seen = waitUntil(timeout: 10, pause: 20) { p.publisherIsSubscribed(toAll: topics) }
+            publisherWait &+= nowNanoseconds() &- reduced
+            return seen
         }
 
         guard waitUntil(timeout: 10, pause: 1000, { f.state.peers["p"]?.membership == .alive }) else {
@@ -74,6 +83,8 @@ enum FollowChurn {
 
         // Churn.
         var round = 0
+        nodeWait = 0
+        publisherWait = 0
         let cpu0 = threadCPUSeconds()
         let t0 = nowNanoseconds()
         let budget = UInt64(seconds * 1e9)
@@ -129,7 +140,7 @@ enum FollowChurn {
                 format: "CHURN mode=%@ sync=%@ follows=%d rounds=%d changes=%d secs=%.3f changes_s=%.0f node_changes_s=%.0f "
                     + "recreates=%d converged=%d leak_free=%d opens_minus_cancels=%d live=%d opens_minus_cancels_after_unfollow=%d live_after_unfollow=%d "
                     + "live_before=%d sockets=%d/%d/%d/%d shared_subs=%d/%d/%d/%d fds=%d/%d/%d/%d reconcile_cycles=%d reconcile_total_ms=%.1f "
-                    + "cpu_us_per_change=%.2f f_cpu_us=%.2f p_cpu_us=%.2f io_cpu_us=%.2f",
+                    + "cpu_us_per_change=%.2f f_cpu_us=%.2f p_cpu_us=%.2f io_cpu_us=%.2f round_node_wait_us=%.1f round_publisher_wait_us=%.1f",
                 mode.rawValue, sync.rawValue, follows, round, changes, secondsPub, Double(changes) / secondsPub,
                 Double(changes) / secondsNode,
                 recreates, converged ? 1 : 0, leakFree ? 1 : 0, keep2.counters.liveChannels, live2, keep3.counters.liveChannels, live3,
@@ -145,7 +156,8 @@ enum FollowChurn {
                         (keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration
                             - keep1.totalDiffDuration)
                             .components.seconds) * 1000,
-                cpuAll, cpuF, cpuP, cpuIO))
+                cpuAll, cpuF, cpuP, cpuIO, round > 0 ? Double(nodeWait) / Double(round) / 1e3 : 0,
+                round > 0 ? Double(publisherWait) / Double(round) / 1e3 : 0))
         await f.stop()
         await p.stop()
     }

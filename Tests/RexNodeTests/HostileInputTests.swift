@@ -20,7 +20,10 @@ import ZMQ
         init() throws {
             context = try ZMQContext()
             socket = try context.socket(.xpub)
-            try socket.setOption(.receiveTimeout, .seconds(5))
+            // Long enough for a follow whose settle timer waits on a cooperative pool another
+            // suite blocks on purpose (WatchStarvedPoolTests): seen to open 5.8 s late in a full
+            // run, after which the rogue's messages went out before the node subscribed.
+            try socket.setOption(.receiveTimeout, .seconds(30))
             try socket.bind("tcp://127.0.0.1:*")
             endpoint = try socket.lastEndpoint ?? ""
         }

@@ -54,6 +54,24 @@ import Testing
         await n1.stop()
     }
 
+    /// The shared subscriber hands its directives over in batches and at the end of each turn:
+    /// a burst of follows and then of unfollows (several batches' worth, not a multiple of one)
+    /// must reach the peer's publisher exactly, whichever flush carries each directive.
+    @Test func subscriptionsBatchedByTheSharedSubscriberAllReachThePublisher() async throws {
+        let n1 = try startNode("n1")
+        let n2 = try startNode("n2", peers: ["n1": n1])
+        let topics = (0..<(SubscriptionDirectiveQueue.batch + 37)).map { "b.\($0)" }
+        for topic in topics { n2.dispatch(.follow(name: topic, topic: topic, from: nil)) }
+        #expect(await eventually(.seconds(30)) { n1.publisherIsSubscribed(toAll: topics) })
+        #expect(n1.publisherSubscriptions() == Set(topics))
+        #expect(!n1.publisherIsSubscribed(toAll: topics + ["b.absent"]))
+        for topic in topics.dropFirst() { n2.dispatch(.unfollow(name: topic)) }
+        #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions() == [topics[0]] })
+        #expect(n2.socketCounts().sharedSubscriptions == 1)
+        await n2.stop()
+        await n1.stop()
+    }
+
     /// A stream of one topic is routed from a cache of its targets: routes joining or leaving
     /// mid-stream (exact and prefix) must get exactly the messages after them. Also: an exact
     /// follow never matches a longer topic, a prefix follow does (the wire's NUL framing).

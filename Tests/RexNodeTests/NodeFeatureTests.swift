@@ -230,6 +230,42 @@ import Testing
         await node.store.finish(cancelChannels: true)
     }
 
+    /// A shared follow's reset key is its topic and a dedicated one's the topic and endpoint:
+    /// the same topic moving from every peer to one peer and back recreates its channel both
+    /// times, onto the other kind of route.
+    @Test func theSameTopicMovingBetweenSharedAndDedicatedRecreatesTheChannel() async {
+        let node = await Harness.started(peers: ["n2": "tcp://127.0.0.1:7102"])
+        await node.store.send(.follow(name: "m", topic: "m.topic", from: nil)) { $0.follows["m"] = Follow(topic: "m.topic") }
+        _ = await node.clock.waitForSleepers(1)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        #expect(node.network.events.last == .addRoute(.exact("m.topic"), snapshot: true))
+        node.network.clearRecords()
+        await node.store.send(.follow(name: "m", topic: "m.topic", from: "n2")) {
+            $0.follows["m"]!.from = "n2"
+            $0.follows["m"]!.endpoint = "tcp://127.0.0.1:7102"
+        }
+        _ = await node.clock.waitForSleepers(1)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        #expect(node.network.events == [.removeRoute(.exact("m.topic")), .openDedicated("tcp://127.0.0.1:7102", .exact("m.topic"))])
+        node.network.clearRecords()
+        await node.store.send(.follow(name: "m", topic: "m.topic", from: nil)) {
+            $0.follows["m"]!.from = nil
+            $0.follows["m"]!.endpoint = nil
+        }
+        _ = await node.clock.waitForSleepers(1)
+        node.clock.advance(by: .milliseconds(50))
+        await node.store.settle()
+        #expect(
+            node.network.events == [
+                .closeDedicated("tcp://127.0.0.1:7102", .exact("m.topic")), .addRoute(.exact("m.topic"), snapshot: true),
+            ])
+        let follow = await node.store.keep().channels.first { "\($0.id)" == "follow[m]" }
+        #expect(follow?.opens == 3 && follow?.recreates == 2)
+        await node.store.finish(cancelChannels: true)
+    }
+
     /// The membership's reports drive a peer: suspect keeps its connection and its `from`
     /// follows, dead drops both, and alive again at a higher incarnation (it refuted) brings
     /// both back. A message on an old heartbeat topic (`$hb.<id>`) reaches no route.

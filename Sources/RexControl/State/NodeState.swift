@@ -99,6 +99,20 @@ public struct Follow: Codable, Sendable, Equatable {
         self.endpoint = endpoint
     }
 
+    /// Followed anew: the topic, peer and resolved endpoint it has now. A new subscription (topic
+    /// or peer) starts its sequences over, so gaps count within one subscription; and a follow
+    /// followed anew after start settles its channel's changes again.
+    public mutating func retarget(topic: String, from: String?, endpoint: String?) {
+        if self.topic != topic || self.from != from {
+            senders = [:]
+            streams = 0
+        }
+        self.topic = topic
+        self.from = from
+        self.endpoint = endpoint
+        restoredAtStart = false
+    }
+
     /// Every stored property but `restoredAtStart`: a new field must be listed here to be encoded.
     enum CodingKeys: String, CodingKey {
         case topic, from, endpoint, lastValue, lastTopic, lastSender, count, gaps, duplicates, reordered, restarts, evicted

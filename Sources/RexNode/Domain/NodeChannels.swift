@@ -55,10 +55,13 @@ enum NodeChannels {
     static func follow(_ key: FollowKey, settles: Bool = true, _ env: NodeEnvironment) -> Channel<FollowEvent> {
         let topic = key.topic
         let endpoint = key.endpoint
-        return Channel(
-            id: "follow",
-            lifetime: .ephemeral(resetKey: key, settle: settles ? env.settings.followSettle : nil)
-        ) { dispatch in
+        let settle = settles ? env.settings.followSettle : nil
+        // A shared follow's reset key is its topic: a string is held and compared inline, where a
+        // `FollowKey` was boxed (an allocation per change). A dedicated one keeps the endpoint in
+        // its key; the two kinds never compare equal, so moving between them recreates.
+        let lifetime: ChannelLifetime =
+            endpoint == nil ? .ephemeral(resetKey: topic, settle: settle) : .ephemeral(resetKey: key, settle: settle)
+        return Channel(id: NodeFeature.followKey, lifetime: lifetime) { dispatch in
             // The cancel captures the one closure it calls, not the transport: a copy of all its
             // closures in every live follow's cancel cost about 200 bytes and 13 retains.
             let pattern = TopicPattern(topic)

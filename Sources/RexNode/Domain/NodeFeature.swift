@@ -14,6 +14,8 @@ public enum NodeFeature {
     static let membershipID = "membership"
     /// `membershipID` wrapped once: the membership's timer and messages are broadcast to it.
     static let membershipKey = AnyHashableSendable(membershipID)
+    /// A follow's channel id within its element scope, wrapped once (wrapping hashes the string).
+    static let followKey = AnyHashableSendable("follow")
     static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
     static func peerID(_ id: String) -> String { "peer[\(id)]" }
 
@@ -74,19 +76,10 @@ public enum NodeFeature {
             state.revisions.follows &+= 1
             state.revisions.followChanges.record(name)
             let endpoint = from.flatMap { state.peers[$0]?.reachableEndpoint }
-            if var follow = state.follows[name] {
-                state.followsByPeer.move(name, from: follow.from, to: from)
-                if follow.topic != topic || follow.from != from {
-                    // A new subscription: sequences (and so gaps) count within one subscription.
-                    follow.senders = [:]
-                    follow.streams = 0
-                }
-                follow.topic = topic
-                follow.from = from
-                follow.endpoint = endpoint
-                // Followed anew after start: a change of its channel settles again.
-                follow.restoredAtStart = false
-                state.follows[name] = follow
+            // Changed where it is stored (one lookup, no copy of the follow out and back in).
+            if let index = state.follows.index(forKey: name) {
+                state.followsByPeer.move(name, from: state.follows.values[index].from, to: from)
+                state.follows.values[index].retarget(topic: topic, from: from, endpoint: endpoint)
             } else if state.follows.count >= state.settings.limits.maxFollows {
                 state.refused += 1
             } else {

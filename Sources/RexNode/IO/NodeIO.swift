@@ -74,15 +74,19 @@ final class NodeIO {
         }
         self.publisher = publisher
         publisherReader = reactor.addReader(publisher.socket) { [unowned publisher] in publisher.drainSubscriptionFrames() }
-        turnEnd = reactor.addTurnEndHook { [unowned publisher] in publisher.flush() }
+        turnEnd = reactor.addTurnEndHook { [unowned publisher, unowned subscriber] in
+            subscriber.flushDirectives()
+            publisher.flush()
+        }
     }
 
     /// The resolved publisher endpoint (the real port when bound to `:*`).
     var pubEndpoint: String { publisher.endpoint }
 
-    /// Hands every message published so far to libzmq, then reads the counters (so `published`
-    /// includes them).
+    /// Hands every subscription directive and message so far to libzmq, then reads the counters
+    /// (so `published` includes them).
     func flushAndCount() -> Counters {
+        subscriber.flushDirectives()
         publisher.flush()
         return Counters(
             publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,

@@ -265,6 +265,11 @@ struct SubscriptionBytes: Hashable {
         bytes = Array(buffer)
     }
 
+    /// The subscription to exactly `topic` (its bytes and NUL).
+    init(exactTopic topic: String) {
+        bytes = Array(topic.utf8) + [0]
+    }
+
     func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }

@@ -45,6 +45,8 @@ final class NodeSubscriber {
     // code runs only in `handOn`, after the read, with no access open.
     @exclusivity(unchecked) private(set) var counters = Counters()
     private var table: SubscriptionTable<RouteTarget>
+    /// The table's directives for the shared socket, not yet carried out.
+    private var directives = SubscriptionDirectiveQueue()
     private var dedicated: [RouteID: Dedicated] = [:]
     private var connected: [String: Int] = [:]
     private var reader: ReaderToken?
@@ -111,24 +113,34 @@ final class NodeSubscriber {
 
     /// Routes messages matching `pattern` (from any connected peer) to `deliver`; with
     /// `snapshot`, asks every peer (and every peer that connects later) for its retained values
-    /// of `pattern`, which arrive for this route alone.
+    /// of `pattern`, which arrive for this route alone. The subscriptions reach the socket with
+    /// the next full batch of directives or at the end of the reactor turn (`flushDirectives`).
     func addRoute(_ pattern: TopicPattern, snapshot: Bool, _ deliver: @escaping ([Received]) -> Void) -> RouteID {
-        let shared = self.shared
-        let log = self.log
-        return table.add(pattern, snapshot: snapshot, target: RouteTarget(deliver)) { kind, bytes in
-            Self.apply(kind, bytes, on: shared, log)
+        let id = table.add(pattern, snapshot: snapshot, target: RouteTarget(deliver)) { kind, bytes in
+            directives.append(kind, bytes)
         }
+        if directives.isFull { flushDirectives() }
+        return id
     }
 
-    /// Removes a route; unsubscribes when it was the last one for its pattern.
+    /// Removes a route; unsubscribes when it was the last one for its pattern (queued as
+    /// `addRoute`'s subscriptions are).
     func removeRoute(_ id: RouteID) {
+        table.remove(id) { kind, bytes in directives.append(kind, bytes) }
+        if directives.isFull { flushDirectives() }
+    }
+
+    /// Carries out the queued directives on the shared socket, in order (see
+    /// `SubscriptionDirectiveQueue`). Runs at the end of every reactor turn, when a batch is
+    /// full, and before the counters are read.
+    func flushDirectives() {
         let shared = self.shared
         let log = self.log
-        table.remove(id) { kind, bytes in Self.apply(kind, bytes, on: shared, log) }
+        directives.drain { kind, bytes in Self.apply(kind, bytes, on: shared, log) }
     }
 
     /// Carries out one of the table's directives on the shared socket (the bytes straight from
-    /// the table's buffer: no array per directive).
+    /// the queue's buffer: no array per directive).
     private static func apply(
         _ kind: SubscriptionTable<RouteTarget>.DirectiveKind, _ bytes: UnsafeRawBufferPointer, on socket: ZMQSocket, _ log: NodeLogger
     ) {

@@ -275,6 +275,15 @@ public final class Node: Sendable {
             }) ?? []
     }
 
+    /// Whether peers hold a subscription to each of these exact topics at this node's publisher:
+    /// `publisherSubscriptions().isSuperset(of: topics)` without building every subscription as a
+    /// string on the reactor (a benchmark polls this while the reactor works).
+    public func publisherIsSubscribed(toAll topics: [String]) -> Bool {
+        let keys = topics.map(SubscriptionBytes.init(exactTopic:))
+        let io = self.io
+        return (try? reactor.sync { keys.allSatisfy { io.value.publisher.remoteSubscriptions[$0] != nil } }) ?? false
+    }
+
     /// Sockets this node has open, and distinct subscriptions on its shared subscriber.
     public func socketCounts() -> (open: Int, sharedSubscriptions: Int) {
         let io = self.io
