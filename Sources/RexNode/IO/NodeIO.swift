@@ -47,27 +47,23 @@ final class NodeIO {
     private let security: DataPlaneSecurity?
 
     /// Creates and binds the publisher and creates the shared subscriber (on the reactor thread).
-    /// `connectionHeartbeats`: ZMTP heartbeats on every data-plane connection (see
-    /// `ConnectionHeartbeat`) — for a node under the all-to-all heartbeats; a node under the SWIM
-    /// membership leaves them off, since its membership already drops (and later reconnects) the
-    /// connections of a member it declares dead, and each heartbeat is a wake-up and an encrypted
-    /// frame on every one of the 2 (N − 1) connections a node holds: at N = 100, 400 frames a
-    /// second per node, more than a loaded 2-core machine could serve (a secured cluster of 100
-    /// never settled with them; it came up in about a minute without).
+    /// The data-plane connections carry no ZMTP heartbeats: the SWIM membership drops (and later
+    /// reconnects) the connections of a member it declares dead, and a heartbeat is a wake-up and
+    /// an encrypted frame on every one of the 2 (N − 1) connections a node holds: at N = 100, 400
+    /// frames a second per node, more than a loaded 2-core machine could serve (a secured cluster
+    /// of 100 never settled with them; it came up in about a minute without).
     init(
         nodeID: String, epoch: UInt64, limits: NodeLimits, context: ZMQContext, reactor: Reactor, pubEndpoint: String,
-        log: NodeLogger, security: DataPlaneSecurity? = nil, connectionHeartbeats: Bool = true
+        log: NodeLogger, security: DataPlaneSecurity? = nil
     ) throws(ZMQError) {
         reactor.checkIsolated()
         self.reactor = reactor
         self.security = security
         let publisher = try NodePublisher(
-            context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log, security: security,
-            connectionHeartbeats: connectionHeartbeats)
+            context: context, endpoint: pubEndpoint, nodeID: nodeID, epoch: epoch, limits: limits, log: log, security: security)
         do {
             subscriber = try NodeSubscriber(
-                context: context, reactor: reactor, epoch: epoch, limits: limits, log: log, security: security,
-                connectionHeartbeats: connectionHeartbeats)
+                context: context, reactor: reactor, epoch: epoch, limits: limits, log: log, security: security)
         } catch {
             publisher.close()
             throw error

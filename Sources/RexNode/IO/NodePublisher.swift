@@ -59,7 +59,7 @@ final class NodePublisher {
     /// Creates the XPUB and binds it.
     init(
         context: ZMQContext, endpoint: String, nodeID: String, epoch: UInt64, limits: NodeLimits, log: NodeLogger,
-        security: DataPlaneSecurity? = nil, connectionHeartbeats: Bool = true
+        security: DataPlaneSecurity? = nil
     ) throws(ZMQError) {
         let socket = try context.socket(.xpub)
         do {
@@ -76,7 +76,6 @@ final class NodePublisher {
             // Every subscribe/unsubscribe frame, per subscriber: snapshot requests are
             // subscriptions, and subscriptions are counted exactly.
             try socket.setOption(.xpubVerboser, true)
-            if connectionHeartbeats { try ConnectionHeartbeat.apply(to: socket) }
             try socket.bind(endpoint)
         } catch {
             socket.close()

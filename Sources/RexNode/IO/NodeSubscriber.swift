@@ -52,8 +52,6 @@ final class NodeSubscriber {
     private var reader: ReaderToken?
     /// Secured: every connection authenticates with the node's key and expects its publisher's.
     private let security: DataPlaneSecurity?
-    /// ZMTP heartbeats on its connections (see `NodeIO.init`).
-    private let connectionHeartbeats: Bool
 
     /// The last topic routed, the table generation it was resolved at, and all its targets: a
     /// stream of one topic is then routed with a string comparison instead of a hash lookup and
@@ -68,26 +66,24 @@ final class NodeSubscriber {
     @exclusivity(unchecked) private var senders = StringReuse()
 
     init(
-        context: ZMQContext, reactor: Reactor, epoch: UInt64, limits: NodeLimits, log: NodeLogger, security: DataPlaneSecurity? = nil,
-        connectionHeartbeats: Bool = true
+        context: ZMQContext, reactor: Reactor, epoch: UInt64, limits: NodeLimits, log: NodeLogger, security: DataPlaneSecurity? = nil
     ) throws(ZMQError) {
         self.security = security
-        self.connectionHeartbeats = connectionHeartbeats
         self.context = context
         self.reactor = reactor
         self.limits = limits
         self.wireLimits = WireLimits(limits)
         self.log = log
         self.table = SubscriptionTable(epoch: epoch)
-        shared = try Self.makeSocket(context, limits, security, heartbeats: connectionHeartbeats)
+        shared = try Self.makeSocket(context, limits, security)
         reader = reactor.addReader(shared) { [unowned self] in drain(shared, into: nil) }
     }
 
     /// A SUB socket with the data plane's bounds: frames up to `maxFrameBytes` (libzmq drops a
-    /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message,
-    /// and connection heartbeats unless the node's membership handles dead peers (see `NodeIO.init`).
+    /// peer that sends a larger one), a queue of `queueMessages` per peer, two frames a message.
+    /// No ZMTP heartbeats: the membership drops a dead member's connections (see `NodeIO.init`).
     private static func makeSocket(
-        _ context: ZMQContext, _ limits: NodeLimits, _ security: DataPlaneSecurity?, heartbeats: Bool
+        _ context: ZMQContext, _ limits: NodeLimits, _ security: DataPlaneSecurity?
     ) throws(ZMQError) -> ZMQSocket {
         let socket = try context.socket(.sub)
         do {
@@ -98,7 +94,6 @@ final class NodeSubscriber {
             try socket.setOption(.receiveHighWaterMark, limits.queueMessages)
             try socket.setOption(.maxMessageSize, limits.maxFrameBytes)
             socket.receiveFrameLimit = 2
-            if heartbeats { try ConnectionHeartbeat.apply(to: socket) }
         } catch {
             socket.close()
             throw error
@@ -182,7 +177,7 @@ final class NodeSubscriber {
     /// Opens a SUB socket connected to `endpoint` only, subscribed to `pattern` and to a snapshot
     /// of it.
     func openDedicated(endpoint: String, pattern: TopicPattern, _ deliver: @escaping ([Received]) -> Void) throws(ZMQError) -> RouteID {
-        let socket = try Self.makeSocket(context, limits, security, heartbeats: connectionHeartbeats)
+        let socket = try Self.makeSocket(context, limits, security)
         let id = table.reserveID()
         do {
             try security?.expectPublisherKey(of: endpoint, on: socket)

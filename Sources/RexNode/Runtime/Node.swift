@@ -99,10 +99,7 @@ public final class Node: Sendable {
                     io = try NodeIO(
                         nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
                         reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log,
-                        security: policy.map(DataPlaneSecurity.init),
-                        // The membership drops dead peers' connections: no ZMTP heartbeats (2(N−1)
-                        // per node starved 100 nodes on 2 cores into false deaths).
-                        connectionHeartbeats: false
+                        security: policy.map(DataPlaneSecurity.init)
                     )
                 } catch {
                     gatekeeper?.close()
