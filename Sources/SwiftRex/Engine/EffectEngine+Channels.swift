@@ -57,7 +57,9 @@ extension EffectEngine {
     func openOrSettle(_ channel: Channel<Action>, key: AnyHashableSendable, supervised: Bool, stats: ChannelStats) {
         if let settle = channel.lifetime.settle, settle > .zero {
             let generation = nextGeneration()
-            let now = now()
+            // A fresh reading, not the cycle's: the window starts now, however long the cycle's
+            // earlier bodies took (settling channels are rare; the cycle's reading is for stamps).
+            let now = clock.now()
             registry[key] = .settling(
                 SettlingChannel(
                     generation: generation, channel: channel, stats: stats, order: nextOrder(), since: now, supervised: supervised
@@ -107,8 +109,9 @@ extension EffectEngine {
         stats.opens += 1
         stats.recordOpened(at: now)
         if let value = channel.payload.deliverable {
-            // The value on open is not paced, but it starts a throttle window.
-            live.pacing?.pacer.openedWithValue(at: now)
+            // The value on open is not paced, but it starts a throttle window: from now, read
+            // afresh (the cycle's reading may be older by the bodies run before this one).
+            if let pacing = live.pacing { pacing.pacer.openedWithValue(at: clock.now()) }
             receive(value, into: live)
         }
         return live
@@ -127,7 +130,8 @@ extension EffectEngine {
     /// `deliver` for throttled and debounced channels (kept out of the immediate path): the
     /// instance's pacer decides, the engine carries it out.
     private func deliverPaced(_ value: any Sendable, into live: LiveChannel, key: AnyHashableSendable) {
-        guard let decision = live.pacing?.pacer.arrived(value, at: now()) else {
+        // A fresh reading: the value arrives now, not when the cycle began (see `openOrSettle`).
+        guard let decision = live.pacing?.pacer.arrived(value, at: clock.now()) else {
             receive(value, into: live)
             return
         }

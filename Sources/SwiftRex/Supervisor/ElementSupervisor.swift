@@ -45,9 +45,10 @@ final class ElementSupervisor<GlobalState, ID: Hashable & Sendable, State, Envir
     /// (slots of the index are positions, read back through `scopes`).
     @exclusivity(unchecked) private var seenRevision: UInt64?
     @exclusivity(unchecked) private var positions = SlotIndex()
-    /// Scratch of `updateRecorded`, kept between updates so a churn cycle allocates none of it:
-    /// the distinct recorded scopes (and their index), the positions they held, and what those
-    /// positions hold now.
+    /// Scratch of `updateRecorded`, kept between updates so a churn cycle allocates little of it
+    /// (the ids and states read at the examined positions are two fresh arrays a cycle, filled
+    /// through their buffers): the distinct recorded scopes (and their index), the positions they
+    /// held, and what those positions hold now.
     @exclusivity(unchecked) private var recorded: [AnyHashableSendable] = []
     @exclusivity(unchecked) private var recordedIndex = SlotIndex()
     @exclusivity(unchecked) private var examined: [Int] = []
