@@ -1,4 +1,6 @@
+import RexControl
 import Testing
+import ZMQ
 
 @testable import RexNode
 
@@ -45,5 +47,30 @@ import Testing
         #expect(queue.isFull)
         #expect(drained(&queue).count == SubscriptionDirectiveQueue.batch)
         #expect(!queue.isFull)
+    }
+
+    /// Hostile input is normal input: a burst of routes in one reactor turn (a flood of follows,
+    /// or every follow restored at start opening in the first reconcile) keeps at most a batch
+    /// and one route's directives waiting, whatever the turn's end would flush.
+    @Test func aBurstOfRoutesInOneTurnKeepsAtMostABatchWaiting() throws {
+        let context = try ZMQContext()
+        let reactor = Reactor(name: "directive-queue-test")
+        defer {
+            reactor.stop()
+            try? context.terminate(timeout: .seconds(1))
+        }
+        let log = NodeLogger(nodeID: "t", level: .error, sink: { _ in })
+        let (largest, subscriptions) = try reactor.sync { () throws -> (Int, Int) in
+            let io = try NodeIO(
+                nodeID: "t", epoch: 1, limits: NodeLimits(), context: context, reactor: reactor, pubEndpoint: "tcp://127.0.0.1:*",
+                log: log)
+            defer { io.close() }
+            for index in 0..<1_000 { _ = io.subscriber.addRoute(.exact("burst.\(index)"), snapshot: true) { _ in } }
+            return (io.subscriber.largestQueuedDirectives, io.subscriber.sharedSubscriptionCount)
+        }
+        #expect(subscriptions == 1_000)
+        // Each route queues its topic and its snapshot request: 2,000 directives in the turn.
+        #expect(largest <= SubscriptionDirectiveQueue.batch + 1, "at most \(largest) waited")
+        #expect(largest >= SubscriptionDirectiveQueue.batch, "the batches were full before they went")
     }
 }

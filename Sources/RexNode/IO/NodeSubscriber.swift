@@ -104,6 +104,10 @@ final class NodeSubscriber {
     /// Distinct subscriptions on the shared socket.
     var sharedSubscriptionCount: Int { table.subscriptionCount }
 
+    /// The most directives that ever waited for the shared socket at once (see
+    /// `SubscriptionDirectiveQueue.largestCount`).
+    var largestQueuedDirectives: Int { directives.largestCount }
+
     // MARK: - Shared subscriptions
 
     /// Routes messages matching `pattern` (from any connected peer) to `deliver`; with

@@ -25,6 +25,10 @@ struct SubscriptionDirectiveQueue {
     /// Directives waiting.
     var count: Int { directives.count }
 
+    /// The most directives ever waiting at once: what the holder's flushes bound (at most
+    /// `batch` plus one add's worth), checked by the tests.
+    private(set) var largestCount = 0
+
     var isEmpty: Bool { directives.isEmpty }
 
     /// Whether the queue holds a full batch (time to hand it over).
@@ -34,6 +38,7 @@ struct SubscriptionDirectiveQueue {
     mutating func append(_ kind: Kind, _ directive: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: directive)
         directives.append((kind, bytes.count))
+        largestCount = max(largestCount, directives.count)
     }
 
     /// Calls `apply` with each directive, oldest first, then empties the queue (keeping its
