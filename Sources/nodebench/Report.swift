@@ -26,7 +26,7 @@ struct Report {
         let started = nowNanoseconds()
 
         var nodeThr: [Fields] = [], cThr = Sample()
-        var shared: [Fields] = [], cRetarget = Sample(), cManual = Sample()
+        var shared: [Fields] = [], cRetarget = Sample(), cManual = Sample(), cBatch = Sample()
         var dedicated: [Fields] = [], cRecreate = Sample()
         for rep in 1...reps {
             let cFirst = rep % 2 == 0
@@ -35,7 +35,8 @@ struct Report {
             if !cFirst, cAvailable, let v = baseline.throughput(count: rawCount) { cThr.values.append(v) }
 
             // The raw re-target of 100 subscriptions in the node's protocol, around the node's run;
-            // and in the two-frame XPUB_MANUAL protocol the node does not speak (what it would gain).
+            // and in two protocols the node does not speak (what they would gain): two frames per
+            // change (XPUB_MANUAL), and one command frame per round.
             if cFirst, retargetAvailable, let v = baseline.retarget("snap4", follows: 100, seconds: churnSeconds) {
                 cRetarget.values.append(v)
             }
@@ -44,6 +45,7 @@ struct Report {
                 cRetarget.values.append(v)
             }
             if retargetAvailable, let v = baseline.retarget("manual2", follows: 100, seconds: churnSeconds) { cManual.values.append(v) }
+            if retargetAvailable, let v = baseline.retarget("batch", follows: 100, seconds: churnSeconds) { cBatch.values.append(v) }
 
             if cFirst, cAvailable, let v = baseline.recreate(cycles: cycles) { cRecreate.values.append(v) }
             if let r = child(["churn", "from", "\(churnSeconds)", sync.rawValue], rep: rep) { dedicated.append(r) }
@@ -79,6 +81,10 @@ struct Report {
         table.add([
             "2a′. raw only: the same churn in a two-frame protocol (C: retarget manual2, ZMQ_XPUB_MANUAL; the node does not speak it)",
             "–", cManual.formatted(), "–", "–", "–",
+        ])
+        table.add([
+            "2a″. raw only: a round's re-targets in one command frame (C: retarget batch, ZMQ_XPUB_MANUAL; the node does not speak it)",
+            "–", cBatch.formatted(), "–", "–", "–",
         ])
         let fromRatio = ratio(fromRate, cRecreate)
         table.add([

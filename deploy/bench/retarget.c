@@ -1,7 +1,7 @@
 /* retarget.c — raw libzmq doing the work of nodebench's shared-socket follow churn, so the node's
  * figure has a floor to be read against.
  *
- *   retarget <snap4|manual2> <follows> <seconds>
+ *   retarget <snap4|manual2|batch> <follows> <seconds>
  *
  * One process, two threads over tcp loopback: a follower's SUB holds <follows> subscriptions and
  * re-targets all of them, round after round; a publisher's XPUB answers each new subscription with
@@ -17,6 +17,13 @@
  *          the publisher never applies it). The publisher runs ZMQ_XPUB_MANUAL: it applies each
  *          topic (un)subscription itself, and answers a subscription by subscribing the pipe it
  *          came from to `$snap.` for one send.
+ * batch:   a round's re-targets in one command: the follower's SUB holds one empty subscription
+ *          (a local filter the manual publisher never applies) and per round subscribes, then
+ *          unsubscribes, one `$rt.<round>\0` frame listing `-old\0+new\0` per follow; the
+ *          publisher (ZMQ_XPUB_MANUAL) applies each entry to the pipe the command came from, then
+ *          answers every `+` under one momentary `$snap.` subscription of that pipe. Two frames
+ *          per round, not per change. (A sketch of
+ *          the cost only: nothing here resends the follower's topics after a reconnect.)
  *
  * Prints one line: RETARGET mode=… follows=… rounds=… changes=… secs=… changes_s=…
  * cpu_us_per_change=… (the whole process: both threads and libzmq's I/O threads).
@@ -47,7 +54,8 @@
     } while (0)
 
 static const char snap_prefix[] = "$snap.";
-enum mode { SNAP4, MANUAL2 };
+static const char batch_prefix[] = "$rt.";
+enum mode { SNAP4, MANUAL2, BATCH };
 
 static enum mode g_mode;
 static char g_endpoint[256];
@@ -88,25 +96,50 @@ static void *publisher(void *context)
     set_int(xpub, ZMQ_LINGER, 0);
     set_int(xpub, ZMQ_SNDHWM, 0);
     set_int(xpub, ZMQ_RCVHWM, 0);
-    set_int(xpub, g_mode == MANUAL2 ? ZMQ_XPUB_MANUAL : ZMQ_XPUB_VERBOSER, 1);
+    set_int(xpub, g_mode == SNAP4 ? ZMQ_XPUB_VERBOSER : ZMQ_XPUB_MANUAL, 1);
     CHECK(zmq_bind(xpub, "tcp://127.0.0.1:*"));
     size_t length = sizeof g_endpoint;
     CHECK(zmq_getsockopt(xpub, ZMQ_LAST_ENDPOINT, g_endpoint, &length));
     atomic_store(&g_ready, 1);
-    char frame[512];
+    enum { frame_capacity = 1 << 20 }; /* a batch of 10,000 follows' re-targets fits */
+    char *frame = malloc(frame_capacity);
+    if (!frame) FAIL("malloc");
     while (!atomic_load(&g_stop)) {
         zmq_pollitem_t item = {xpub, 0, ZMQ_POLLIN, 0};
         if (zmq_poll(&item, 1, 50) <= 0) continue;
         for (;;) {
-            int size = zmq_recv(xpub, frame, sizeof frame, ZMQ_DONTWAIT);
+            int size = zmq_recv(xpub, frame, frame_capacity, ZMQ_DONTWAIT);
             if (size == -1) break;
-            if (size < 1 || size > (int)sizeof frame) continue; /* not a subscription we make */
+            if (size < 1 || size > frame_capacity) continue; /* not a subscription we make */
             int subscribe = frame[0] == 1;
             const char *body = frame + 1;
             size_t body_len = (size_t)size - 1;
             int is_snap = body_len >= sizeof snap_prefix - 1 && memcmp(body, snap_prefix, sizeof snap_prefix - 1) == 0;
             if (g_mode == SNAP4) {
                 if (subscribe && is_snap) send_snapshot(xpub, "", 0, body, body_len);
+            } else if (g_mode == BATCH) {
+                int is_batch = body_len > sizeof batch_prefix - 1 && memcmp(body, batch_prefix, sizeof batch_prefix - 1) == 0;
+                if (!subscribe || !is_batch) continue; /* the empty filter, or the command's removal */
+                const char *first = memchr(body, 0, body_len), *end = body + body_len;
+                if (!first) continue;
+                /* Two passes: apply every entry, then answer every `+` under one momentary
+                 * `$snap.` subscription of the pipe. */
+                for (int pass = 0; pass < 2; pass++) {
+                    if (pass == 1) CHECK(zmq_setsockopt(xpub, ZMQ_SUBSCRIBE, snap_prefix, sizeof snap_prefix - 1));
+                    for (const char *cursor = first + 1; cursor < end;) {
+                        char op = *cursor++;
+                        const char *nul = memchr(cursor, 0, (size_t)(end - cursor));
+                        if (!nul) break;
+                        size_t topic_len = (size_t)(nul - cursor) + 1;
+                        if (pass == 0) {
+                            CHECK(zmq_setsockopt(xpub, op == '-' ? ZMQ_UNSUBSCRIBE : ZMQ_SUBSCRIBE, cursor, topic_len));
+                        } else if (op == '+') {
+                            send_snapshot(xpub, snap_prefix, sizeof snap_prefix - 1, cursor, topic_len);
+                        }
+                        cursor += topic_len;
+                    }
+                }
+                CHECK(zmq_setsockopt(xpub, ZMQ_UNSUBSCRIBE, snap_prefix, sizeof snap_prefix - 1));
             } else if (!is_snap) {
                 /* Manual: the (un)subscription applies to the pipe it came from (the last read). */
                 CHECK(zmq_setsockopt(xpub, subscribe ? ZMQ_SUBSCRIBE : ZMQ_UNSUBSCRIBE, body, body_len));
@@ -118,6 +151,7 @@ static void *publisher(void *context)
             }
         }
     }
+    free(frame);
     zmq_close(xpub);
     return NULL;
 }
@@ -128,6 +162,24 @@ static size_t request_of(char *out, int index, long round)
 {
     size_t tag = (size_t)sprintf(out, "$snap.1.%ld", round * 100000 + index) + 1;
     return tag + topic_of(out + tag, index, round);
+}
+
+/* batch: one command re-targeting every follow from `round - 1` to `round` (round 0: adds only),
+ * subscribed then unsubscribed so the SUB keeps none of it. */
+static void send_batch(void *sub, int follows, long round)
+{
+    static char command[1 << 20];
+    size_t length = (size_t)sprintf(command, "%s%ld", batch_prefix, round) + 1;
+    for (int index = 0; index < follows; index++) {
+        if (round > 0) {
+            command[length++] = '-';
+            length += topic_of(command + length, index, round - 1);
+        }
+        command[length++] = '+';
+        length += topic_of(command + length, index, round);
+    }
+    CHECK(zmq_setsockopt(sub, ZMQ_SUBSCRIBE, command, length));
+    CHECK(zmq_setsockopt(sub, ZMQ_UNSUBSCRIBE, command, length));
 }
 
 static void change(void *sub, int option, int index, long round)
@@ -166,9 +218,9 @@ static void await_round(void *sub, int follows, long round)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || (strcmp(argv[1], "snap4") && strcmp(argv[1], "manual2")))
-        FAIL("usage: retarget <snap4|manual2> <follows 1-10000> <seconds 0.1-60>");
-    g_mode = strcmp(argv[1], "snap4") ? MANUAL2 : SNAP4;
+    if (argc != 4 || (strcmp(argv[1], "snap4") && strcmp(argv[1], "manual2") && strcmp(argv[1], "batch")))
+        FAIL("usage: retarget <snap4|manual2|batch> <follows 1-10000> <seconds 0.1-60>");
+    g_mode = !strcmp(argv[1], "snap4") ? SNAP4 : !strcmp(argv[1], "manual2") ? MANUAL2 : BATCH;
     int follows = atoi(argv[2]);
     double seconds = atof(argv[3]);
     if (follows < 1 || follows > 10000 || !(seconds >= 0.1 && seconds <= 60)) FAIL("follows 1-10000, seconds 0.1-60");
@@ -188,7 +240,12 @@ int main(int argc, char **argv)
     set_int(sub, ZMQ_RCVHWM, 0);
     CHECK(zmq_connect(sub, g_endpoint));
     if (g_mode == MANUAL2) CHECK(zmq_setsockopt(sub, ZMQ_SUBSCRIBE, snap_prefix, sizeof snap_prefix - 1));
-    for (int index = 0; index < follows; index++) change(sub, ZMQ_SUBSCRIBE, index, 0);
+    if (g_mode == BATCH) {
+        CHECK(zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "", 0));
+        send_batch(sub, follows, 0);
+    } else {
+        for (int index = 0; index < follows; index++) change(sub, ZMQ_SUBSCRIBE, index, 0);
+    }
     await_round(sub, follows, 0);
 
     long round = 0;
@@ -196,9 +253,13 @@ int main(int argc, char **argv)
     uint64_t start = now_ns(), budget = (uint64_t)(seconds * 1e9);
     while (now_ns() - start < budget) {
         round++;
-        for (int index = 0; index < follows; index++) {
-            change(sub, ZMQ_UNSUBSCRIBE, index, round - 1);
-            change(sub, ZMQ_SUBSCRIBE, index, round);
+        if (g_mode == BATCH) {
+            send_batch(sub, follows, round);
+        } else {
+            for (int index = 0; index < follows; index++) {
+                change(sub, ZMQ_UNSUBSCRIBE, index, round - 1);
+                change(sub, ZMQ_SUBSCRIBE, index, round);
+            }
         }
         await_round(sub, follows, round);
     }
