@@ -156,8 +156,8 @@ enum FollowChurn {
                         (keep2.counters.totalBuildDuration + keep2.counters.totalDiffDuration - keep1.totalBuildDuration
                             - keep1.totalDiffDuration)
                             .components.seconds) * 1000,
-                cpuAll, cpuF, cpuP, cpuIO, round > 0 ? Double(nodeWait) / Double(round) / 1e3 : 0,
-                round > 0 ? Double(publisherWait) / Double(round) / 1e3 : 0))
+                cpuAll, cpuF, cpuP, cpuIO, round > 0 ? Double(nodeWait) / Double(round) / 1e3 : 0.0,
+                round > 0 ? Double(publisherWait) / Double(round) / 1e3 : 0.0))
         await f.stop()
         await p.stop()
     }

@@ -59,7 +59,7 @@ enum IdleFollows {
             String(
                 format: "IDLE follows=%d secs=%.2f cpu_pct=%.2f cycles=%d skipped=%d reconcile_us_per_cycle=%.1f load_secs=%.2f live=%d",
                 follows, elapsed, 100 * (cpu1 - cpu0) / elapsed, cycles, skipped,
-                cycles > 0 ? 1e6 * reconcileSeconds / Double(cycles) : 0, loadSeconds, live))
+                cycles > 0 ? 1e6 * reconcileSeconds / Double(cycles) : 0.0, loadSeconds, live))
         await f.stop()
         await q.stop()
         await p.stop()

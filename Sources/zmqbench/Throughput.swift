@@ -166,7 +166,7 @@ enum Throughput {
                 + "msg_s=%.0f mb_s=%.1f pub_send_msg_s=%.0f reorder=%d",
             config.curveServer == nil ? "" : "-curve", transport, size, count, hwm, got, 100.0 * Double(got) / Double(count), seconds,
             Double(got) / seconds, Double(bytes) / seconds / 1e6,
-            publisherSeconds > 0 ? Double(count) / publisherSeconds : 0, reorder)
+            publisherSeconds > 0 ? Double(count) / publisherSeconds : 0.0, reorder)
     }
 
     /// `zmqbench thr-pub <transport> <size> <count> <hwm> <pub-ep> <sync-ep>` (child process role).
