@@ -1,6 +1,4 @@
-import RexControl
 import Testing
-import ZMQ
 
 @testable import RexNode
 
@@ -53,18 +51,7 @@ import ZMQ
     /// or every follow restored at start opening in the first reconcile) keeps at most a batch
     /// and one route's directives waiting, whatever the turn's end would flush.
     @Test func aBurstOfRoutesInOneTurnKeepsAtMostABatchWaiting() throws {
-        let context = try ZMQContext()
-        let reactor = Reactor(name: "directive-queue-test")
-        defer {
-            reactor.stop()
-            try? context.terminate(timeout: .seconds(1))
-        }
-        let log = NodeLogger(nodeID: "t", level: .error, sink: { _ in })
-        let (largest, subscriptions) = try reactor.sync { () throws -> (Int, Int) in
-            let io = try NodeIO(
-                nodeID: "t", epoch: 1, limits: NodeLimits(), context: context, reactor: reactor, pubEndpoint: "tcp://127.0.0.1:*",
-                log: log)
-            defer { io.close() }
+        let (largest, subscriptions) = try onNodeIO("directive-queue-test") { io in
             for index in 0..<1_000 { _ = io.subscriber.addRoute(.exact("burst.\(index)"), snapshot: true) { _ in } }
             return (io.subscriber.largestQueuedDirectives, io.subscriber.sharedSubscriptionCount)
         }
