@@ -65,12 +65,15 @@ let package = Package(
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
         // The test kit under XCTest: its failures reach an XCTestCase, not only Swift Testing.
         .testTarget(name: "SwiftRexTestingXCTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
-        .testTarget(name: "ZMQTests", dependencies: ["ZMQ"]),
+        // Unique ipc endpoints whose socket files go when the test process exits.
+        .target(name: "IPCTestSupport", path: "Tests/IPCTestSupport"),
+        .testTarget(name: "ZMQTests", dependencies: ["ZMQ", "IPCTestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
         .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),
         .testTarget(
-            name: "RexNodeTests", dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport"]),
+            name: "RexNodeTests",
+            dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport", "IPCTestSupport"]),
         .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
         .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ", "NodeTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import IPCTestSupport
 import NodeTestSupport
 import RexControl
 import Testing
@@ -95,11 +96,11 @@ import Testing
         let tag = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         func configuration(_ id: String, seeds: [String]) -> NodeConfiguration {
             var configuration = NodeConfiguration(
-                id: id, pubEndpoint: "ipc:///tmp/rexledger-\(tag)-\(id).pub", controlEndpoint: "tcp://127.0.0.1:*",
+                id: id, pubEndpoint: IPCTestEndpoint.make("rexledger-\(tag)-\(id).pub"), controlEndpoint: "tcp://127.0.0.1:*",
                 membershipEndpoint: "tcp://127.0.0.1:*",
                 settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: NodeLimits(maxPeers: 1)),
                 logLevel: .error)
-            configuration.membershipEndpoint = "ipc:///tmp/rexledger-\(tag)-\(id).mem"
+            configuration.membershipEndpoint = IPCTestEndpoint.make("rexledger-\(tag)-\(id).mem")
             configuration.membershipSeeds = seeds
             return configuration
         }

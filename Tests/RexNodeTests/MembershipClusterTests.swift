@@ -1,4 +1,5 @@
 import Foundation
+import IPCTestSupport
 import NodeTestSupport
 import RexControl
 import RexMembership
@@ -16,8 +17,8 @@ import ZMQ
         let tag = UInt32.random(in: 0...UInt32.max)
         let ids: [String]
 
-        func pub(_ id: String) -> String { "ipc:///tmp/rexswim-\(getpid())-\(tag)-\(id).pub" }
-        func membership(_ id: String) -> String { "ipc:///tmp/rexswim-\(getpid())-\(tag)-\(id).mem" }
+        func pub(_ id: String) -> String { IPCTestEndpoint.make("rexswim-\(getpid())-\(tag)-\(id).pub") }
+        func membership(_ id: String) -> String { IPCTestEndpoint.make("rexswim-\(getpid())-\(tag)-\(id).mem") }
 
         func configuration(_ id: String) -> NodeConfiguration {
             var configuration = NodeConfiguration(

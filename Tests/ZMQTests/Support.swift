@@ -1,12 +1,14 @@
 import Foundation
+import IPCTestSupport
 import Testing
 import ZMQ
 
 /// Bounded waits and small helpers shared by the ZMQ tests. Every wait has a deadline.
 enum Support {
-    /// A unique ipc endpoint under /tmp (parallel tests never share one).
+    /// A unique ipc endpoint under /tmp (parallel tests never share one); its file is removed
+    /// when the test process exits.
     static func ipcEndpoint(_ name: String) -> String {
-        "ipc:///tmp/zmqtests-\(getpid())-\(name)-\(UInt32.random(in: 0...UInt32.max))"
+        IPCTestEndpoint.make("zmqtests-\(getpid())-\(name)-\(UInt32.random(in: 0...UInt32.max))")
     }
 
     /// A unique inproc endpoint.

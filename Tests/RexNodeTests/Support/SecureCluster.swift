@@ -1,4 +1,5 @@
 import Foundation
+import IPCTestSupport
 import NodeTestSupport
 import RexControl
 import RexNode
@@ -18,8 +19,8 @@ struct SecureCluster {
     init(nodes: [String], operators: [String: OperatorRole] = ["admin": .admin, "viewer": .viewer]) throws {
         for id in nodes {
             nodeKeys[id] = try ZMQCurveKeyPair.generate()
-            pubs[id] = "ipc:///tmp/rexsec-\(getpid())-\(tag)-\(id).pub"
-            memberships[id] = "ipc:///tmp/rexsec-\(getpid())-\(tag)-\(id).mem"
+            pubs[id] = IPCTestEndpoint.make("rexsec-\(getpid())-\(tag)-\(id).pub")
+            memberships[id] = IPCTestEndpoint.make("rexsec-\(getpid())-\(tag)-\(id).mem")
         }
         for (name, role) in operators {
             operatorKeys[name] = try ZMQCurveKeyPair.generate()
