@@ -62,21 +62,21 @@ let package = Package(
         .executableTarget(name: "zmqbench", dependencies: ["ZMQ", "BenchSupport"]),
         .executableTarget(name: "nodebench", dependencies: ["RexNode", "RexControl", "SwiftRex", "ZMQ", "BenchSupport", "CGlibcMalloc"]),
 
-        .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
+        .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting", "SharedTestSupport"]),
         // The test kit under XCTest: its failures reach an XCTestCase, not only Swift Testing.
         .testTarget(name: "SwiftRexTestingXCTests", dependencies: ["SwiftRex", "SwiftRexTesting"]),
-        // Unique ipc endpoints whose socket files go when the test process exits.
-        .target(name: "IPCTestSupport", path: "Tests/IPCTestSupport"),
-        .testTarget(name: "ZMQTests", dependencies: ["ZMQ", "IPCTestSupport"]),
+        // Shared by the test targets: a seeded generator, ipc endpoints whose files go at exit.
+        .target(name: "SharedTestSupport", path: "Tests/SharedTestSupport"),
+        .testTarget(name: "ZMQTests", dependencies: ["ZMQ", "SharedTestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
         .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),
         .testTarget(
             name: "RexNodeTests",
-            dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport", "IPCTestSupport"]),
+            dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport", "SharedTestSupport"]),
         .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
-        .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ", "NodeTestSupport"]),
+        .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ", "NodeTestSupport", "SharedTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,21 +1,10 @@
 import RexControl
+import SharedTestSupport
 import Testing
 
 /// The follows' change log against a plain record of every key: what `ids(after:)` answers,
 /// when it gives up, and how much it keeps.
 @Suite struct KeyChangeLogTests {
-    /// A fixed-seed generator (SplitMix64), so a failing case replays.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 5, 127, 128, 129, 300, 1_000])
     func answersEveryRevisionItStillHoldsAndRefusesTheRest(capacity: Int) {
         var generator = SeededGenerator(state: UInt64(capacity))

@@ -1,4 +1,5 @@
 import RexControl
+import SharedTestSupport
 import SwiftRex
 import SwiftRexTesting
 import Testing
@@ -103,7 +104,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func countsAgreeWithTheKeepSetAcrossARandomRun(seed: UInt64) async {
         let node = Harness()
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(state: seed)
         for _ in 0..<300 {
             let pick = random.next() % 100
             let key = "k\(random.next() % 12)"
@@ -130,18 +131,5 @@ import Testing
     /// Without a classifier there are no classes to count (nil), never a map of zeros.
     @Test func withoutAClassifierThereAreNoCountsByKind() {
         #expect(ChannelKind.liveCounts(ReconcileCounters()) == nil)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing run is replayed by its seed.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

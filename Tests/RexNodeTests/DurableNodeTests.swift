@@ -1,7 +1,7 @@
 import Foundation
-import IPCTestSupport
 import NodeTestSupport
 import RexControl
+import SharedTestSupport
 import Testing
 
 @testable import RexNode

@@ -1,4 +1,5 @@
 import RexControl
+import SharedTestSupport
 import Testing
 
 @testable import RexNode
@@ -8,18 +9,6 @@ import Testing
 /// holds exactly the follows of each peer, and every follow's endpoint is what a scan of every
 /// follow would resolve (the O(F) walk it replaced).
 @Suite struct FollowsByPeerTests {
-    /// SplitMix64: a seeded, reproducible sequence.
-    struct Seeded {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     static let peers = ["n2", "n3", "n4"]
     static let statuses: [Peer.MembershipStatus] = [.alive, .suspect, .dead, .left]
 
@@ -32,7 +21,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func theIndexMatchesTheFollowsAndResolvesLikeAFullScan(seed: UInt64) {
-        var random = Seeded(state: seed)
+        var random = SeededGenerator(state: seed)
         var state = NodeState(id: "n1", settings: NodeSettings(limits: NodeLimits(maxFollows: 40)))
         for step in 0..<3_000 {
             let name = "f\(random.next(60))"

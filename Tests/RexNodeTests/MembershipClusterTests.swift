@@ -1,8 +1,8 @@
 import Foundation
-import IPCTestSupport
 import NodeTestSupport
 import RexControl
 import RexMembership
+import SharedTestSupport
 import Synchronization
 import Testing
 import ZMQ

@@ -1,3 +1,4 @@
+import SharedTestSupport
 import Testing
 
 @testable import RexNode
@@ -57,24 +58,12 @@ import Testing
         var subscriptionCount: Int { Set(routes.map(\.pattern)).count }
     }
 
-    /// SplitMix64: the same runs on every machine.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let topics = ["a", "a.b", "a.c", "b", ""]
     static let patterns: [TopicPattern] = topics.map { .exact($0) } + ["a", "a.", "", "b"].map { .prefix($0) }
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func matchesThePlainModel(seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(state: seed)
         var table = Table(epoch: 12_345_678_901_234_567_890)
         var model = Model(epoch: 12_345_678_901_234_567_890)
         var live: [RouteID] = []

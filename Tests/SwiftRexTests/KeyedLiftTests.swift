@@ -1,3 +1,4 @@
+import SharedTestSupport
 import SwiftRexTesting
 import Testing
 
@@ -100,7 +101,7 @@ import Testing
             ))
     }
 
-    static func randomOps(_ random: inout ModelChurnTests.SeededGenerator) -> [Op] {
+    static func randomOps(_ random: inout SeededGenerator) -> [Op] {
         (0..<Int.random(in: 1...5, using: &random)).map { _ in
             let id = Int.random(in: 0..<40, using: &random)
             switch Int.random(in: 0..<20, using: &random) {
@@ -122,7 +123,7 @@ import Testing
     /// as a multiset.
     @Test(arguments: [UInt64(21), 22, 23, 24])
     func keyedAndOpaqueStoresDeclareTheSameChannelsEveryCycle(seed: UInt64) async {
-        var random = ModelChurnTests.SeededGenerator(state: seed)
+        var random = SeededGenerator(state: seed)
         let clock = TestClock()
         let recorders = [Recorder(), Recorder()]
         let stores = [false, true].enumerated().map { index, keyed in

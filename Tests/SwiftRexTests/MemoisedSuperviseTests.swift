@@ -1,3 +1,4 @@
+import SharedTestSupport
 import SwiftRexTesting
 import Synchronization
 import Testing
@@ -178,7 +179,7 @@ import Testing
             .combined(with: memberBehavior(.opaque, recorder))
     }
 
-    static func randomOps(_ random: inout ModelChurnTests.SeededGenerator) -> [Op] {
+    static func randomOps(_ random: inout SeededGenerator) -> [Op] {
         (0..<Int.random(in: 1...5, using: &random)).map { _ in
             let id = Int.random(in: 0..<40, using: &random)
             switch Int.random(in: 0..<23, using: &random) {
@@ -204,7 +205,7 @@ import Testing
     /// memoised ones really skipped work (cycles with nothing to diff, fewer positions examined).
     @Test(arguments: [(UInt64(11), false), (UInt64(12), false), (UInt64(13), true), (UInt64(14), false)])
     func memoisedAndOpaqueStoresDeclareTheSameChannelsEveryCycle(seed: UInt64, strict: Bool) async {
-        var random = ModelChurnTests.SeededGenerator(state: seed)
+        var random = SeededGenerator(state: seed)
         let clock = TestClock()
         let options = StoreOptions(strictChannels: strict)
         let recorders = Mode.allCases.map { _ in Recorder() }

@@ -1,5 +1,5 @@
 import Foundation
-import IPCTestSupport
+import SharedTestSupport
 import Testing
 import ZMQ
 

@@ -1,8 +1,8 @@
 import Foundation
-import IPCTestSupport
 import NodeTestSupport
 import RexControl
 import RexNode
+import SharedTestSupport
 import ZMQ
 
 /// Keys and endpoints of a secured test cluster: one key pair per node and per operator, ipc

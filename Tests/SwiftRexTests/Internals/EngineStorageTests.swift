@@ -1,3 +1,4 @@
+import SharedTestSupport
 import Testing
 
 @testable import SwiftRex
@@ -5,18 +6,6 @@ import Testing
 /// The engine's compact storage on its own: the slot index and registry against a dictionary
 /// model over seeded random operations, and the fixed-size history ring of `ChannelStats`.
 @Suite struct EngineStorageTests {
-    /// A deterministic generator (SplitMix64), so a failure names its seed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Ids that collide in the low bits (multiples of 2^20) and strings, so probing runs long.
     static func id(_ n: Int) -> AnyHashableSendable {
         n % 3 == 0 ? AnyHashableSendable("id-\(n)") : AnyHashableSendable(n << 20)
@@ -24,7 +13,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3])
     func theRegistryAgreesWithADictionaryOverRandomInsertsAndRemovals(seed: UInt64) {
-        var random = Seeded(state: seed)
+        var random = SeededGenerator(state: seed)
         var registry = EngineRegistry<Never>()
         var model: [AnyHashableSendable: UInt64] = [:]
         for step in 0..<20_000 {

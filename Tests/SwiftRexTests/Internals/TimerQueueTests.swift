@@ -1,3 +1,4 @@
+import SharedTestSupport
 import Testing
 
 @testable import SwiftRex
@@ -74,7 +75,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4])
     func theQueueAgreesWithASortedModelOverRandomSchedulesAndPops(seed: UInt64) {
-        var generator = EngineStorageTests.Seeded(state: seed)
+        var generator = SeededGenerator(state: seed)
         var queue = TimerQueue()
         /// Pending timers as (deadline ms, insertion number, id); the model pops the least.
         var model: [(deadline: Int, order: Int, id: Int)] = []
