@@ -90,61 +90,47 @@ public final class Node: Sendable {
         do {
             let node = try reactor.sync { () throws -> Node in
                 let limits = configuration.settings.limits
+                // What is open so far, closed newest first if a later step throws.
+                var opened: [() -> Void] = []
                 // The ZAP handler binds first: a CURVE socket's handshakes need it from the start.
-                let gatekeeper = try policy.map { policy throws(ZMQError) in
-                    try NodeGatekeeper(policy: policy, context: context, reactor: reactor, log: log)
-                }
+                let gatekeeper: NodeGatekeeper?
                 let io: NodeIO
+                let controlSocket: ZMQSocket
+                var metricsSocket: ZMQSocket?
+                let membershipSocket: MembershipSocket
                 do {
+                    gatekeeper = try policy.map { policy throws(ZMQError) in
+                        try NodeGatekeeper(policy: policy, context: context, reactor: reactor, log: log)
+                    }
+                    if let gatekeeper { opened.append(gatekeeper.close) }
                     io = try NodeIO(
                         nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
                         reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log,
                         security: policy.map(DataPlaneSecurity.init)
                     )
-                } catch {
-                    gatekeeper?.close()
-                    throw error
-                }
-                let controlSocket: ZMQSocket
-                do {
-                    controlSocket = try context.socket(.router)
-                    if let policy { try policy.makeServer(controlSocket, domain: ZapPolicy.controlDomain) }
+                    opened.append(io.close)
+                    let control = try context.socket(.router)
+                    opened.append(control.close)
+                    if let policy { try policy.makeServer(control, domain: ZapPolicy.controlDomain) }
                     // A request past the hard cap costs its sender the connection, before libzmq
                     // allocates it; up to it the client gets an error reply (see ControlService).
-                    try controlSocket.setOption(.maxMessageSize, limits.maxControlFrameBytes)
-                    controlSocket.receiveFrameLimit = ControlService.maxFrames
-                    try controlSocket.bind(configuration.controlEndpoint)
-                } catch {
-                    io.close()
-                    gatekeeper?.close()
-                    throw error
-                }
-                var metricsSocket: ZMQSocket?
-                if let endpoint = configuration.metricsEndpoint {
-                    do {
+                    try control.setOption(.maxMessageSize, limits.maxControlFrameBytes)
+                    control.receiveFrameLimit = ControlService.maxFrames
+                    try control.bind(configuration.controlEndpoint)
+                    controlSocket = control
+                    if let endpoint = configuration.metricsEndpoint {
                         let socket = try context.socket(.stream)
-                        metricsSocket = socket
+                        opened.append(socket.close)
                         // Raw TCP: a message is [routing id, bytes]; nothing longer is valid.
                         socket.receiveFrameLimit = 2
                         try socket.bind(endpoint)
-                    } catch {
-                        metricsSocket?.close()
-                        controlSocket.close()
-                        io.close()
-                        gatekeeper?.close()
-                        throw error
+                        metricsSocket = socket
                     }
-                }
-                let membershipSocket: MembershipSocket
-                do {
                     membershipSocket = try MembershipSocket(
                         context: context, reactor: reactor, endpoint: configuration.membershipEndpoint, log: log,
                         security: policy.map(MembershipSecurity.init))
                 } catch {
-                    metricsSocket?.close()
-                    controlSocket.close()
-                    io.close()
-                    gatekeeper?.close()
+                    for close in opened.reversed() { close() }
                     throw error
                 }
                 io.membership = membershipSocket
