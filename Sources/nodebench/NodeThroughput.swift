@@ -77,12 +77,12 @@ enum NodeThroughput {
         let seconds = Double(t1 - t0) / 1e9
         emit(
             String(
-                format: "NODETHR%@ count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d hwm_drops=%d gaps=%d "
+                format: "NODETHR%@ count=%d recv=%d complete=%d secs=%.4f msg_s=%.0f dispatch_s=%.0f published=%d gaps=%d "
                     + "window=%d mailbox_max_a=%d mailbox_max_b=%d cpu_us_a=%.2f cpu_us_b=%.2f cpu_us_zmq=%.2f "
                     + "cycles_b=%d reconcile_ms_b=%.1f",
                 curve ? "-curve" : "", count, got, complete ? 1 : 0, seconds, Double(got) / seconds,
                 Double(dispatched) / (Double(tDispatched - t0) / 1e9),
-                published.published, published.hwmDrops, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
+                published.published, follow?.gaps ?? -1, window, a.store.mailboxDepth.max, b.store.mailboxDepth.max,
                 cpuPerMessage("rexnode-a"), cpuPerMessage("rexnode-b"), cpuPerMessage("ZMQbg/IO"),
                 cyclesB, Double(reconcileB.components.seconds) * 1e3 + Double(reconcileB.components.attoseconds) / 1e15))
         await b.stop()

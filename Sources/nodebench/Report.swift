@@ -126,7 +126,7 @@ struct Report {
             details.add([
                 "thr #\(index + 1)",
                 "\(grouped(d(r, "msg_s"))) msg/s; dispatch \(grouped(d(r, "dispatch_s")))/s; \(r["recv"] ?? "?")/\(r["count"] ?? "?") reduced",
-                "gaps \(r["gaps"] ?? "?"), hwm drops \(r["hwm_drops"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?"); "
+                "gaps \(r["gaps"] ?? "?"), mailbox max a/b \(r["mailbox_max_a"] ?? "?")/\(r["mailbox_max_b"] ?? "?"); "
                     + "CPU µs/msg a \(r["cpu_us_a"] ?? "?"), b \(r["cpu_us_b"] ?? "?"), libzmq I/O \(r["cpu_us_zmq"] ?? "?")",
             ])
         }

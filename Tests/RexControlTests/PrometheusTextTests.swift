@@ -11,7 +11,7 @@ import Testing
                 p99Ms: 2, histogram: histogram),
             channels: .init(opens: 4, cancels: 1, recreates: 0, live: 3),
             messages: .init(
-                published: 7, received: 6, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 2, duplicates: 1,
+                published: 7, received: 6, malformed: 0, oversized: 0, gaps: 2, duplicates: 1,
                 reordered: 0, restarts: 0, evicted: 0),
             snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
             mailbox: .init(depth: 0, maxDepth: 5), sockets: .init(open: 2, created: 0),

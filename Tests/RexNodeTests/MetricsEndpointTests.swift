@@ -53,8 +53,7 @@ import Testing
         for name in [
             "rexnode_reconcile_cycles_total", "rexnode_channel_opens_total", "rexnode_channel_cancels_total",
             "rexnode_channel_recreates_total", "rexnode_messages_published_total", "rexnode_messages_received_total",
-            "rexnode_messages_hwm_dropped_total", "rexnode_messages_malformed_total", "rexnode_messages_oversized_total",
-            "process_cpu_seconds_total",
+            "rexnode_messages_malformed_total", "rexnode_messages_oversized_total", "process_cpu_seconds_total",
         ] { #expect(types[name] == "counter", "\(name)") }
         for name in [
             "rexnode_channels_live", "rexnode_follow_gaps", "rexnode_follow_duplicates", "rexnode_mailbox_depth",

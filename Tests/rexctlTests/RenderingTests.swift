@@ -202,7 +202,7 @@ import Testing
             reconcile: .init(cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0, histogram: []),
             channels: .init(opens: live, cancels: 0, recreates: 0, live: live),
             messages: .init(
-                published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
+                published: 0, received: 0, malformed: 0, oversized: 0, gaps: 0, duplicates: 0,
                 reordered: 0, restarts: 0, evicted: 0),
             snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
             mailbox: .init(depth: 0, maxDepth: 0), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: 0))

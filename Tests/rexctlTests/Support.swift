@@ -210,7 +210,7 @@ func metricsDocument(
             histogram: histogram.map { .init(upperEdgeNanoseconds: $0.edge, count: $0.count) }),
         channels: .init(opens: opens, cancels: cancels, recreates: 0, live: live),
         messages: .init(
-            published: 0, received: 0, malformed: 0, oversized: 0, hwmDrops: 0, gaps: 0, duplicates: 0,
+            published: 0, received: 0, malformed: 0, oversized: 0, gaps: 0, duplicates: 0,
             reordered: 0, restarts: 0, evicted: 0),
         snapshots: .init(served: 0, refused: 0), limits: .init(refusedActions: 0, subscriptionsUntracked: 0),
         mailbox: .init(depth: depth, maxDepth: depth), sockets: .init(open: 0, created: 0), process: .init(rssBytes: 0, fds: fds))

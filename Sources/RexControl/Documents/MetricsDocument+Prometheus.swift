@@ -76,13 +76,14 @@ extension MetricsDocument {
 
         out.counter("rexnode_messages_published_total", "Data-plane messages published.", messages.published)
         out.counter("rexnode_messages_received_total", "Data-plane messages received.", messages.received)
-        out.counter(
-            "rexnode_messages_hwm_dropped_total", "Sends libzmq refused at the high-water mark.", messages.hwmDrops)
         out.counter("rexnode_messages_malformed_total", "Received messages not in the wire format.", messages.malformed)
         out.counter("rexnode_messages_oversized_total", "Received messages over the node's limits.", messages.oversized)
         // Sums over the follows held now: a removed or re-topicked follow takes its counts with
         // it, so these can go down and are gauges, not counters (rate() would misread a drop).
-        out.gauge("rexnode_follow_gaps", "Sequence gaps, summed over the current follows.", messages.gaps)
+        out.gauge(
+            "rexnode_follow_gaps",
+            "Sequence gaps (messages lost on the way, as at a publisher's full queue), summed over the current follows.",
+            messages.gaps)
         out.gauge("rexnode_follow_duplicates", "Duplicate messages, summed over the current follows.", messages.duplicates)
         out.gauge("rexnode_follow_reordered", "Reordered messages, summed over the current follows.", messages.reordered)
         out.gauge("rexnode_follow_restarts", "Sender restarts seen, summed over the current follows.", messages.restarts)

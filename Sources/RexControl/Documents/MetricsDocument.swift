@@ -142,8 +142,9 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         public var received: Int
         public var malformed: Int
         public var oversized: Int
-        public var hwmDrops: Int
-        /// The follows' sums (saturating).
+        /// The follows' sums (saturating). A subscriber whose queue at a publisher is full loses
+        /// messages there silently (the publisher's libzmq reports nothing): its follows count
+        /// them as gaps, which are the figure to watch for a slow follower.
         public var gaps: Int
         public var duplicates: Int
         public var reordered: Int
@@ -151,14 +152,13 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
         public var evicted: Int
 
         public init(
-            published: Int, received: Int, malformed: Int, oversized: Int, hwmDrops: Int, gaps: Int, duplicates: Int,
+            published: Int, received: Int, malformed: Int, oversized: Int, gaps: Int, duplicates: Int,
             reordered: Int, restarts: Int, evicted: Int
         ) {
             self.published = published
             self.received = received
             self.malformed = malformed
             self.oversized = oversized
-            self.hwmDrops = hwmDrops
             self.gaps = gaps
             self.duplicates = duplicates
             self.reordered = reordered

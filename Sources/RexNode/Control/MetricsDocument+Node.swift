@@ -30,7 +30,7 @@ extension MetricsDocument {
             ),
             messages: Messages(
                 published: io.published, received: io.received, malformed: io.malformed, oversized: io.oversized,
-                hwmDrops: io.hwmDrops, gaps: follows.gaps, duplicates: follows.duplicates,
+                gaps: follows.gaps, duplicates: follows.duplicates,
                 reordered: follows.reordered, restarts: follows.restarts, evicted: follows.evicted
             ),
             snapshots: Snapshots(served: io.snapshotsServed, refused: io.snapshotsRefused),

@@ -15,7 +15,6 @@ final class NodeIO {
         var subscriber = NodeSubscriber.Counters()
 
         var published: Int { publisher.published }
-        var hwmDrops: Int { publisher.hwmDrops }
         var snapshotsServed: Int { publisher.snapshotsServed }
         var snapshotsRefused: Int { publisher.snapshotsRefused }
         var subscriptionsUntracked: Int { publisher.subscriptionsUntracked }

@@ -8,8 +8,10 @@ import ZMQ
 /// `RetainedFeeds`) and to count the subscriptions peers hold. Lives on the reactor thread.
 final class NodePublisher {
     struct Counters {
+        /// Messages libzmq accepted. An XPUB without `ZMQ_XPUB_NODROP` accepts every message:
+        /// a subscriber whose queue is full loses it there, silently; that subscriber's follows
+        /// count the loss as gaps. The publisher cannot see it.
         var published = 0
-        var hwmDrops = 0
         /// Subscription frames that were not one frame of a kind byte and a prefix.
         var malformed = 0
         /// Snapshot requests answered, and retained values not sent for the snapshot rate.
@@ -142,13 +144,12 @@ final class NodePublisher {
         if outbox.count >= Self.outboxLimit || outbox.byteCount >= Self.outboxByteLimit { flush() }
     }
 
-    /// Hands every queued message to libzmq, in order; a refused send counts as an HWM drop.
-    /// Runs at the end of every reactor turn, when the outbox reaches its limits, before the
-    /// counters are read and when the node closes.
+    /// Hands every queued message to libzmq, in order. Runs at the end of every reactor turn,
+    /// when the outbox reaches its limits, before the counters are read and when the node closes.
     func flush() {
         guard !outbox.isEmpty else { return }
         var published = 0
-        var dropped = 0
+        var refused = 0
         var failure: (error: any Error, head: [UInt8], unsent: Int)?
         let socket = self.socket
         outbox.drain { head, value in
@@ -159,8 +160,10 @@ final class NodePublisher {
                 return
             }
             do {
+                // Never refused without ZMQ_XPUB_NODROP (libzmq drops per subscriber and reports
+                // success); if it were, nothing of the message would be queued.
                 guard try socket.send(head, flags: [.more, .dontWait]) else {
-                    dropped += 1
+                    refused += 1
                     return
                 }
                 _ = try socket.send(value, flags: [.dontWait])  // accepted with its head
@@ -170,7 +173,7 @@ final class NodePublisher {
             }
         }
         counters.published += published
-        counters.hwmDrops += dropped
+        if refused > 0 { log.error("publish_refused", ["messages": "\(refused)"]) }
         if let failure {
             let topic = String(decoding: failure.head.prefix { $0 != 0 }, as: UTF8.self)
             log.error("publish_failed", ["topic": topic, "error": "\(failure.error)", "unsent": "\(failure.unsent)"])

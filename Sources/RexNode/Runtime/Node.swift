@@ -274,13 +274,13 @@ public final class Node: Sendable {
     }
 
     /// Messages published and received so far.
-    public func messageCounts() -> (published: Int, received: Int, hwmDrops: Int) {
+    public func messageCounts() -> (published: Int, received: Int) {
         let io = self.io
         return
             (try? reactor.sync {
                 let counters = io.value.flushAndCount()
-                return (counters.published, counters.received, counters.hwmDrops)
-            }) ?? (0, 0, 0)
+                return (counters.published, counters.received)
+            }) ?? (0, 0)
     }
 
     /// Everything the node's sockets counted so far.

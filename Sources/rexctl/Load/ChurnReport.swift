@@ -22,7 +22,6 @@ struct ChurnFigures: Sendable, Equatable {
     var published: Int
     var received: Int
     var gaps: Int
-    var hwmDrops: Int
     var depthMax: Int
     var nodeMaxDepth: Int
     var rssBefore: Int
@@ -123,7 +122,6 @@ enum ChurnReport {
                     published: int(end, \.messages.published) - int(before, \.messages.published),
                     received: int(end, \.messages.received) - int(before, \.messages.received),
                     gaps: int(end, \.messages.gaps) - int(before, \.messages.gaps),
-                    hwmDrops: int(end, \.messages.hwmDrops) - int(before, \.messages.hwmDrops),
                     depthMax: run.maxSampledDepth[n], nodeMaxDepth: int(end, \.mailbox.maxDepth),
                     rssBefore: int(before, \.process.rssBytes), rssAfter: int(after, \.process.rssBytes),
                     fdsBefore: int(before, \.process.fds), fdsAfter: int(after, \.process.fds)))
@@ -131,7 +129,7 @@ enum ChurnReport {
         var total = ChurnFigures(
             id: "total", changes: 0, achieved: 0, target: run.settings.rate, cycles: 0, p50Ms: 0, p99Ms: 0, maxMs: 0,
             meanMs: 0, socketsCreated: 0, socketsPerSecond: 0, channelRecreates: 0, published: 0, received: 0, gaps: 0,
-            hwmDrops: 0, depthMax: 0, nodeMaxDepth: 0, rssBefore: 0, rssAfter: 0, fdsBefore: 0, fdsAfter: 0)
+            depthMax: 0, nodeMaxDepth: 0, rssBefore: 0, rssAfter: 0, fdsBefore: 0, fdsAfter: 0)
         var weightedCost = 0.0
         for f in list {
             total.changes += f.changes
@@ -147,7 +145,6 @@ enum ChurnReport {
             total.published += f.published
             total.received += f.received
             total.gaps += f.gaps
-            total.hwmDrops += f.hwmDrops
             total.depthMax = max(total.depthMax, f.depthMax)
             total.nodeMaxDepth = max(total.nodeMaxDepth, f.nodeMaxDepth)
             total.rssBefore += f.rssBefore
@@ -195,7 +192,7 @@ enum ChurnReport {
         ])
         var second = Table(columns: [
             .init("NODE"), .init("PUBLISHED", alignment: .right), .init("RECEIVED", alignment: .right),
-            .init("GAPS", alignment: .right), .init("HWMDROPS", alignment: .right), .init("DEPTHMAX", alignment: .right),
+            .init("GAPS", alignment: .right), .init("DEPTHMAX", alignment: .right),
             .init("RSS", alignment: .right), .init("FDS", alignment: .right),
         ])
         for f in nodes + [total] {
@@ -204,7 +201,7 @@ enum ChurnReport {
                 ms(f.maxMs), ms(f.meanMs), oneDecimal(f.socketsPerSecond),
             ])
             second.append([
-                f.id, String(f.published), String(f.received), String(f.gaps), String(f.hwmDrops),
+                f.id, String(f.published), String(f.received), String(f.gaps),
                 "\(f.depthMax) (\(f.nodeMaxDepth))", "\(mebibytes(f.rssBefore))→\(mebibytes(f.rssAfter))",
                 "\(f.fdsBefore)→\(f.fdsAfter)",
             ])
@@ -235,7 +232,6 @@ enum ChurnReport {
             "channelRecreates": number(f.channelRecreates),
             "messages": .object([
                 "published": number(f.published), "received": number(f.received), "gaps": number(f.gaps),
-                "hwmDrops": number(f.hwmDrops),
             ]),
             "mailbox": .object(["sampledMaxDepth": number(f.depthMax), "nodeMaxDepth": number(f.nodeMaxDepth)]),
             "rssBytes": .object(["before": number(f.rssBefore), "after": number(f.rssAfter)]),
