@@ -5,7 +5,7 @@ import RexNode
 import ZMQ
 
 /// Starts a node on free loopback ports whose state moves only when a test acts: no peers (so
-/// no membership report moves `nowMs` or a peer's status) and a short follow settle.
+/// no membership report moves a peer's status) and a short follow settle.
 func startQuietNode(_ id: String, limits: NodeLimits = NodeLimits()) throws -> Node {
     try Node.start(
         NodeConfiguration(

@@ -300,7 +300,6 @@ import Testing
 
     /// The state change of a membership report on an existing peer.
     private static func apply(_ status: Peer.MembershipStatus, _ incarnation: UInt64, atMs: Int, to id: String, in state: inout NodeState) {
-        state.nowMs = atMs
         state.peers[id]!.status = status.peerStatus
         state.peers[id]!.membership = status
         state.peers[id]!.incarnation = incarnation

@@ -148,9 +148,9 @@ import Testing
                 prices  eu.prices  -     42          n2          3     0     2      1
 
                 PEERS
-                ID  ENDPOINT              STATUS     INCARNATION  LAST SEEN
-                n2  tcp://127.0.0.1:7102  alive    1764600000000   88ms ago
-                n3  tcp://127.0.0.1:7103  unknown              -      never
+                ID  ENDPOINT              STATUS     INCARNATION  REPORTED ALIVE
+                n2  tcp://127.0.0.1:7102  alive    1764600000000        88ms ago
+                n3  tcp://127.0.0.1:7103  unknown              -           never
 
                 """)
         var empty = NodeState(id: "n9")

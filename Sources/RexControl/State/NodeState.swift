@@ -8,7 +8,9 @@ public struct NodeState: Codable, Sendable, Equatable {
     public var follows: [String: Follow] = [:]
     /// Other nodes this node connects to, by id.
     public var peers: [String: Peer] = [:]
-    /// Milliseconds since the node started, as of the membership's last report.
+    /// Milliseconds since the node started when this document was made: the node's control
+    /// endpoint sets it on each `state` reply and watch push. The node's own state does not keep
+    /// a clock (0 there); times such as a peer's `lastSeenMs` are on the same scale.
     public var nowMs: Int = 0
     /// Operator actions the reducer dropped at a limit of `settings.limits` (the control
     /// endpoint refuses them before they are queued; this counts the ones that raced it).
@@ -153,7 +155,9 @@ public struct Peer: Codable, Sendable, Equatable {
 
     public var endpoint: String
     public var status: Status = .unknown
-    /// When the membership last reported it alive (ms since this node started).
+    /// When the membership last reported it alive (ms since this node started). The membership
+    /// reports changes (a member added or joined, a suspicion refuted, a member back), not every
+    /// probe answered: a peer alive now has been held alive since then.
     public var lastSeenMs: Int?
     /// Its incarnation as the membership last reported it (raised only by the peer itself, to
     /// refute a suspicion or come back); nil while the membership has not reported it.

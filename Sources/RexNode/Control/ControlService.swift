@@ -169,9 +169,10 @@ final class ControlService {
             reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: operatorAction))))
         case .state:
             // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)
-            // happens off the reactor.
-            let state = store.state
-            respondLater(.state, envelope, id) { _ in state }
+            // happens off the reactor. Its clock is the node's uptime as the request is read.
+            var state = store.state
+            state.nowMs = node.uptimeMs
+            respondLater(.state, envelope, id) { [state] _ in state }
         case .keep:
             let nowMs = node.uptimeMs
             respondLater(.keep, envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }

@@ -181,8 +181,12 @@ final class ControlWatchers {
                 next.keep = nil
             }
             if let state {
+                // Compared without a clock (the store's state has none); pushed with the node's
+                // uptime as this round builds it.
                 if previous.state.map({ $0.document != state }) ?? true { changed.insert(.state) }
-                next.state = (try? WatchPush.Encoded(state)).map { (state, $0) }
+                var stamped = state
+                stamped.nowMs = uptimeMs()
+                next.state = (try? WatchPush.Encoded(stamped)).map { (state, $0) }
             } else {
                 next.state = nil
             }

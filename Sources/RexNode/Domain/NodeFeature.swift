@@ -124,7 +124,6 @@ public enum NodeFeature {
         _ id: String, endpoint: String, status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int, in state: inout NodeState
     ) {
         guard id != state.id, !endpoint.isEmpty else { return }
-        state.nowMs = atMs
         if state.peers[id] == nil {
             guard state.peers.count < state.settings.limits.maxPeers else {
                 state.refused += 1

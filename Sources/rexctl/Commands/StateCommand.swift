@@ -31,6 +31,7 @@ struct StateCommand: RexCtlCommand {
     /// The state as a head of label/value lines and sections of tables (all escape what the node sent).
     static func render(_ state: NodeState, style: Style = Style(isEnabled: false)) -> String {
         var head = FieldList()
+        // The node's uptime as it answered (older nodes: as of their membership's last report).
         head.append("NODE", "\(state.id)  (up \(Formatting.milliseconds(state.nowMs)))")
         // Settings and limits as the document has them (keys sorted), so new ones show up.
         let settings = (try? JSONValue(encoding: state.settings))?.members.filter { $0.key != "limits" } ?? []
@@ -74,9 +75,11 @@ struct StateCommand: RexCtlCommand {
         } else {
             var table = Table(columns: [
                 .init("ID"), .init("ENDPOINT"), .init("STATUS"), .init("INCARNATION", alignment: .right),
-                .init("LAST SEEN", alignment: .right),
+                .init("REPORTED ALIVE", alignment: .right),
             ])
             for (id, peer) in state.peers.sorted(by: { $0.key < $1.key }) {
+                // How long before the node answered its membership last reported the peer alive: a
+                // report is a change, not each answered probe, so this is not "last seen".
                 var seen = "never"
                 if let lastSeen = peer.lastSeenMs {
                     // A hostile node may send times whose difference overflows: shown as such.
