@@ -27,7 +27,9 @@ import Testing
         #expect(try JSONValue(encoding: keep) == viaText(keep))
         #expect(try JSONValue(encoding: keep)["channels"] == .array([try viaText(keep.channels[0])]))
         #expect(
-            try JSONValue(encoding: DispatchDocument(accepted: true, action: .follow(name: "f", topic: "t", from: nil)))
+            try JSONValue(
+                encoding: DispatchDocument(
+                    accepted: true, action: .object(["type": .string("follow"), "name": .string("f"), "topic": .string("t")])))
                 == .object([
                     "accepted": .bool(true), "action": .object(["type": .string("follow"), "name": .string("f"), "topic": .string("t")]),
                 ]))

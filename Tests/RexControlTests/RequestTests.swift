@@ -3,30 +3,8 @@ import Testing
 
 /// How a node reads requests: the id first, then the version, then what the op needs.
 @Suite struct RequestTests {
-    func read(_ text: String) -> (id: JSONValue, request: Result<ControlRequest<OperatorAction>, ControlError>) {
-        ControlRequest<OperatorAction>.read(Array(text.utf8))
-    }
-
-    @Test func readsEveryActionForm() throws {
-        let cases: [(String, OperatorAction)] = [
-            (#"{"type": "set", "topic": "a", "value": "1"}"#, .set(topic: "a", value: "1")),
-            (#"{"type": "unset", "topic": "a"}"#, .unset(topic: "a")),
-            (#"{"type": "follow", "name": "f", "topic": "a.*"}"#, .follow(name: "f", topic: "a.*", from: nil)),
-            (#"{"type": "follow", "name": "f", "topic": "a", "from": "n2"}"#, .follow(name: "f", topic: "a", from: "n2")),
-            (#"{"type": "follow", "name": "f", "topic": "a", "from": ""}"#, .follow(name: "f", topic: "a", from: nil)),
-            (#"{"type": "follow", "name": "f", "topic": "a", "from": null}"#, .follow(name: "f", topic: "a", from: nil)),
-            (#"{"type": "unfollow", "name": "f"}"#, .unfollow(name: "f")),
-            (#"{"type": "publish", "topic": "a", "payload": "p", "extra": [1]}"#, .publish(topic: "a", payload: "p")),
-            (#"{"type": "addPeer", "id": "n2", "endpoint": "tcp://h:1"}"#, .addPeer(id: "n2", endpoint: "tcp://h:1")),
-            (#"{"type": "removePeer", "id": "n2"}"#, .removePeer(id: "n2")),
-        ]
-        for (text, action) in cases {
-            let (id, request) = read(#"{"v": 1, "id": "r", "op": "dispatch", "action": \#(text)}"#)
-            #expect(id == .string("r"))
-            #expect(try request.get().action == action, "\(text)")
-            let echoed = try ControlCodec.decode(OperatorAction.self, from: try ControlCodec.encode(action))
-            #expect(echoed == action)
-        }
+    func read(_ text: String) -> (id: JSONValue, request: Result<ControlRequest<JSONValue>, ControlError>) {
+        ControlRequest<JSONValue>.read(Array(text.utf8))
     }
 
     @Test func idIsEchoedWhateverElseIsWrong() {
@@ -38,7 +16,8 @@ import Testing
     }
 
     @Test func requestsEncodeWithSortedKeysAndTheIntegerVersion() throws {
-        let request = ControlRequest<OperatorAction>(.dispatch, id: .string("r-1"), action: .unset(topic: "a"))
+        let request = ControlRequest<JSONValue>(
+            .dispatch, id: .string("r-1"), action: .object(["type": .string("unset"), "topic": .string("a")]))
         #expect(
             String(decoding: try ControlCodec.encode(request), as: UTF8.self)
                 == #"{"action":{"topic":"a","type":"unset"},"id":"r-1","op":"dispatch","v":1}"#)
@@ -46,8 +25,8 @@ import Testing
         #expect(
             String(decoding: try ControlCodec.encode(raw), as: UTF8.self)
                 == #"{"action":{"type":"explode"},"id":"r-2","op":"dispatch","v":1}"#)
-        let (_, decoded) = ControlRequest<OperatorAction>.read(try ControlCodec.encode(request))
-        #expect(try decoded.get().action == .unset(topic: "a"))
+        let (_, decoded) = ControlRequest<JSONValue>.read(try ControlCodec.encode(request))
+        #expect(try decoded.get().action == .object(["type": .string("unset"), "topic": .string("a")]))
     }
 
     @Test func jsonValueKeepsLargeIntegersAndWritesNumbersAsTheCodecDoes() throws {

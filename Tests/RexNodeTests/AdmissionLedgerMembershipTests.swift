@@ -20,7 +20,7 @@ import Testing
         let (configured, learned) = Self.stateWithLearnedMember()
         #expect(learned.peers.count == 2, "the membership's report filled the limit")
         var ledger = AdmissionLedger(configured)
-        ledger.countMembers(of: learned)
+        ledger.countKeysFromElsewhere(for: .addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"), in: learned)
         let addPeer = NodeAction.addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104")
         #expect(throws: ControlError.self) { try ledger.admit(addPeer, limits: learned.settings.limits, node: "n1") }
         // The reducer refuses it too: what the ledger refuses is what the node would not apply.
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func withoutCountingMembersTheLedgerWouldAdmitWhatTheReducerRefuses() throws {
-        // The disagreement `countMembers` closes: the ledger built before the report admits n4.
+        // The disagreement `countKeysFromElsewhere` closes: the ledger built before the report admits n4.
         let (configured, learned) = Self.stateWithLearnedMember()
         var ledger = AdmissionLedger(configured)
         try ledger.admit(.addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"), limits: learned.settings.limits, node: "n1")
@@ -45,10 +45,10 @@ import Testing
         var state = NodeState(id: "n1", settings: settings, peers: ["n2": Peer(endpoint: "tcp://127.0.0.1:7102")])
         var ledger = AdmissionLedger(state)
         NodeFeature.reduce(.memberChanged(id: "n3", endpoint: "tcp://127.0.0.1:7103", status: .alive, incarnation: 0, atMs: 1), &state)
-        ledger.countMembers(of: state)
+        ledger.countKeysFromElsewhere(for: .addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"), in: state)
         let limits = state.settings.limits
         // Counting twice changes nothing; a re-added known member is no new peer.
-        ledger.countMembers(of: state)
+        ledger.countKeysFromElsewhere(for: .addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"), in: state)
         try ledger.admit(.addPeer(id: "n3", endpoint: "tcp://127.0.0.1:7103"), limits: limits, node: "n1")
         try ledger.admit(.addPeer(id: "n4", endpoint: "tcp://127.0.0.1:7104"), limits: limits, node: "n1")
         #expect(throws: ControlError.self) {

@@ -224,8 +224,8 @@ private final class Harness: Sendable {
                 writer: sink, mode: mode, store: store, reactor: reactor, maxPending: maxPending,
                 maxPendingBytes: maxPendingBytes, nodeID: "d1", recovery: recovery)
             dispatch.answer = { _, _, action in
-                guard case .set(let topic, _) = action else { return }
-                answered.append(.accepted(topic))
+                // The echo of a `set`: its topic.
+                if action["type"] == .string("set"), let topic = action["topic"]?.stringValue { answered.append(.accepted(topic)) }
             }
             dispatch.refuse = { _, _, error in answered.append(.refused(error)) }
             return ReactorBound(dispatch, on: reactor)
@@ -241,7 +241,7 @@ private final class Harness: Sendable {
         let outcome = try reactor.sync { () -> [ControlError?] in
             actions.map { action in
                 do throws(ControlError) {
-                    try dispatch.value.submit(action, Self.operatorAction(of: action), envelope: [], id: .null)
+                    try dispatch.value.submit(action, NodeFeature.operatorActions.json(action) ?? .null, envelope: [], id: .null)
                     return nil
                 } catch {
                     return error
@@ -250,15 +250,6 @@ private final class Harness: Sendable {
         }
         try reactor.sync {}  // the next turn starts after the last one's turn-end hooks
         return outcome
-    }
-
-    /// The operator's form of the actions these tests send.
-    private static func operatorAction(of action: NodeAction) -> OperatorAction {
-        switch action {
-        case .set(let topic, let value): .set(topic: topic, value: value)
-        case .follow(let name, let topic, let from): .follow(name: name, topic: topic, from: from)
-        default: .unset(topic: "unused")
-        }
     }
 
     /// Gives the dispatch a report from "the writer", on the reactor (as the journal does).

@@ -1,4 +1,5 @@
 import RexControl
+import RexNode
 import Testing
 
 @testable import rexctl
@@ -202,25 +203,29 @@ import Testing
     }
 
     @Test func sendBuildsActionsFromFriendlyForms() async throws {
-        func action(_ line: String) throws -> SendCommand.Action {
+        // What the node makes of the object the friendly form builds: the forms agree with the
+        // feeds node's descriptions of its actions.
+        func action(_ line: String) throws -> NodeAction {
             let scan = RexCtl.scanner.scan(["send", "n1"] + line.split(separator: " ").map(String.init))
             #expect(scan.error == nil)
-            return try SendCommand(scan.arguments).action(repetition: 7)
+            let object = try SendCommand(scan.arguments).action(repetition: 7)
+            let catalog = NodeFeature.operatorActions
+            return try catalog.action(try catalog.read(object), within: NodeLimits())
         }
-        #expect(try action("follow prices eu.prices") == .typed(.follow(name: "prices", topic: "eu.prices", from: nil)))
-        #expect(try action("follow prices eu.* --from n2") == .typed(.follow(name: "prices", topic: "eu.*", from: "n2")))
-        #expect(try action("unfollow prices") == .typed(.unfollow(name: "prices")))
-        #expect(try action("set eu.prices 42") == .typed(.set(topic: "eu.prices", value: "42")))
-        #expect(try action("set eu.prices v{i}") == .typed(.set(topic: "eu.prices", value: "v7")))
-        #expect(try action("unset eu.prices") == .typed(.unset(topic: "eu.prices")))
-        #expect(try action("publish news hello") == .typed(.publish(topic: "news", payload: "hello")))
-        #expect(try action("add-peer n2 tcp://127.0.0.1:7102") == .typed(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102")))
-        #expect(try action("addPeer n2 tcp://127.0.0.1:7102") == .typed(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102")))
-        #expect(try action("remove-peer n2") == .typed(.removePeer(id: "n2")))
+        #expect(try action("follow prices eu.prices") == .follow(name: "prices", topic: "eu.prices", from: nil))
+        #expect(try action("follow prices eu.* --from n2") == .follow(name: "prices", topic: "eu.*", from: "n2"))
+        #expect(try action("unfollow prices") == .unfollow(name: "prices"))
+        #expect(try action("set eu.prices 42") == .set(topic: "eu.prices", value: "42"))
+        #expect(try action("set eu.prices v{i}") == .set(topic: "eu.prices", value: "v7"))
+        #expect(try action("unset eu.prices") == .unset(topic: "eu.prices"))
+        #expect(try action("publish news hello") == .publish(topic: "news", payload: "hello"))
+        #expect(try action("add-peer n2 tcp://127.0.0.1:7102") == .addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102"))
+        #expect(try action("addPeer n2 tcp://127.0.0.1:7102") == .addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102"))
+        #expect(try action("remove-peer n2") == .removePeer(id: "n2"))
         let raw = RexCtl.scanner.scan(["send", "n1", "--json", #"{"type": "set", "topic": "a", "value": "{i}"}"#])
         let fields: [String: JSONValue] = ["type": .string("set"), "topic": .string("a")]
-        #expect(try SendCommand(raw.arguments).action(repetition: 3) == .raw(.object(fields.merging(["value": .string("3")]) { $1 })))
-        #expect(try SendCommand(raw.arguments).action(repetition: nil) == .raw(.object(fields.merging(["value": .string("{i}")]) { $1 })))
+        #expect(try SendCommand(raw.arguments).action(repetition: 3) == (.object(fields.merging(["value": .string("3")]) { $1 })))
+        #expect(try SendCommand(raw.arguments).action(repetition: nil) == (.object(fields.merging(["value": .string("{i}")]) { $1 })))
     }
 
     @Test func sendRateAcceptsPerSecondSuffix() async throws {

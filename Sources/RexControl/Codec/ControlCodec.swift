@@ -25,7 +25,7 @@ public enum ControlCodec {
     /// The value a JSON text holds.
     ///
     /// - Throws: `DecodingError` when the text is not JSON or not such a value, or the error a
-    ///   type's own decoder throws (``OperatorAction`` throws ``ControlError``).
+    ///   type's own decoder throws.
     public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
         try JSONDecoder().decode(type, from: Data(bytes))
     }

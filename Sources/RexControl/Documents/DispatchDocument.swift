@@ -1,4 +1,5 @@
-/// The result of `dispatch`: the action as the node queued it.
+/// The result of `dispatch`: the action as the node queued it (its action object, an optional
+/// field left empty left out).
 ///
 /// `accepted: true` means it is in the store's mailbox and will be processed in order (a
 /// reducer may still refuse it at a limit, counted in the state's `refused`).
@@ -8,10 +9,10 @@
 /// leaves the member out (nothing survives its process).
 public struct DispatchDocument: Codable, Sendable, Equatable {
     public var accepted: Bool
-    public var action: OperatorAction
+    public var action: JSONValue
     public var durability: DurabilityMode?
 
-    public init(accepted: Bool, action: OperatorAction, durability: DurabilityMode? = nil) {
+    public init(accepted: Bool, action: JSONValue, durability: DurabilityMode? = nil) {
         self.accepted = accepted
         self.action = action
         self.durability = durability

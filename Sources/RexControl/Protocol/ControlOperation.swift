@@ -2,7 +2,7 @@
 public enum ControlOperation: String, Codable, Sendable, CaseIterable {
     /// Who the node is and how long it has run (``PingDocument``).
     case ping
-    /// Queue an ``OperatorAction`` on the node's store (``DispatchDocument``).
+    /// Queue one of the feature's operator actions on the node's store (``DispatchDocument``).
     case dispatch
     /// The node's state (``NodeState``).
     case state

@@ -4,9 +4,9 @@
 /// {"action": {"topic": "eu.prices", "type": "set", "value": "42"}, "id": "r-17", "op": "dispatch", "v": 1}
 /// ```
 ///
-/// `Action` is the type of the `action` member: ``OperatorAction`` for everything the protocol
-/// knows, ``JSONValue`` for `rexctl send --json`, which passes an operator's object through
-/// unchanged for the node to judge.
+/// `Action` is the type of the `action` member: a node reads it as a ``JSONValue`` and judges it
+/// by the feature's own descriptions of its actions; a client sends any `Encodable` object of
+/// the form `{"type": …, fields…}`.
 public struct ControlRequest<Action: Sendable>: Sendable {
     /// Echoed in every reply to this request (any JSON value; a watch's pushes carry it too).
     public var id: JSONValue?
@@ -84,7 +84,7 @@ extension ControlRequest: Decodable where Action: Decodable {
     }
 }
 
-extension ControlRequest where Action == OperatorAction {
+extension ControlRequest where Action: Decodable {
     /// Reads a request as a node does: its `id` first (echoed even when the rest is wrong),
     /// then the version rule, then the members its `op` uses.
     ///

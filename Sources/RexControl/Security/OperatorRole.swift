@@ -1,19 +1,13 @@
 /// What an operator may do on a secured node's control endpoint.
 public enum OperatorRole: String, Codable, Sendable, CaseIterable {
-    /// Every operation.
+    /// Every operation, and every action.
     case admin
-    /// Reads only: ping, state, keep, metrics and watches; a `dispatch` is `forbidden`.
+    /// Reads (ping, state, keep, metrics and watches), and only the actions a feature marks as
+    /// a viewer's: a `dispatch` of any other action is `forbidden`.
     case viewer
 
-    /// Whether this role may perform `operation`.
-    public func permits(_ operation: ControlOperation) -> Bool {
-        switch self {
-        case .admin: return true
-        case .viewer:
-            switch operation {
-            case .ping, .state, .keep, .metrics, .watch, .renew, .unwatch: return true
-            case .dispatch: return false
-            }
-        }
+    /// Whether this role may do what `required` may: an admin what a viewer may too.
+    public func includes(_ required: OperatorRole) -> Bool {
+        self == .admin || required == .viewer
     }
 }

@@ -22,6 +22,8 @@ final class ControlService {
     private var bound: ReactorBound<ControlService>?
     /// With a data directory: operator actions go through the journal (answered after commit).
     private let durable: DurableDispatch?
+    /// The operator actions the node takes.
+    private let catalog = NodeFeature.operatorActions
     /// The open watches (set up by `start()`).
     private(set) var watchers: ControlWatchers?
     /// Requests answered, by operation and result (for the metrics).
@@ -126,12 +128,17 @@ final class ControlService {
                         + "this node accepts at most \(limits.maxRequestBytes) (--max-request-bytes)"))
             return
         }
-        let (id, request) = ControlRequest<OperatorAction>.read(payload)
-        let operation = try? request.get().operation
+        let (id, request) = ControlRequest<JSONValue>.read(payload)
+        // Nil while the request is unreadable (an action of a bad form included): counted as
+        // an invalid request, not as its operation.
+        var operation: ControlOperation?
         do throws(ControlError) {
             let request = try request.get()
-            try authorize(request.operation, user: user)
-            try perform(request, envelope: envelope, id: id)
+            // An action's form is read with the request: its role decides who may send it.
+            let reading = try request.action.map { json throws(ControlError) in try catalog.read(json) }
+            operation = request.operation
+            try authorize(request.operation, requiring: reading?.description.role ?? .viewer, user: user)
+            try perform(request, reading, envelope: envelope, id: id)
             // The documents built off the reactor count when their reply is settled (respondLater).
             if let operation, !Self.answeredLater.contains(operation) { requests.count(operation, ControlRequestTally.ok) }
         } catch {
@@ -140,7 +147,10 @@ final class ControlService {
         }
     }
 
-    private func perform(_ request: ControlRequest<OperatorAction>, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
+    private func perform(
+        _ request: ControlRequest<JSONValue>, _ reading: OperatorActionCatalog<NodeAction, NodeState>.Reading?,
+        envelope: [[UInt8]], id: JSONValue
+    ) throws(ControlError) {
         switch request.operation {
         case .ping:
             reply(
@@ -153,20 +163,20 @@ final class ControlService {
                             pid: Int(ProcessInfo.processInfo.processIdentifier)))))
         case .dispatch:
             guard acceptingDispatch else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
-            guard let operatorAction = request.action else {
-                throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'")
-            }
-            let action = try NodeAction(operatorAction, within: limits)
+            guard let reading else { throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'") }
+            let action = try catalog.action(reading, within: limits)
+            // The action as the node took it: optional fields left empty are left out.
+            let echo = catalog.json(action) ?? .null
             if let durable {
-                try durable.submit(action, operatorAction, envelope: envelope, id: id)
+                try durable.submit(action, echo, envelope: envelope, id: id)
                 return
             }
-            try checkRoom(for: action)
+            try catalog.checkRoom(for: action, in: store.state, limits: limits, node: node.id)
             store.dispatch(action)
             // Formatting an action (reflection) costs more than the rest of its dispatch: only
             // when the line is written.
             if log.level <= .debug { log.debug("dispatched", ["action": "\(action)"]) }
-            reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: operatorAction))))
+            reply(envelope, ControlReply(id: id, .success(DispatchDocument(accepted: true, action: echo))))
         case .state:
             // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)
             // happens off the reactor. Its clock is the node's uptime as the request is read.
@@ -196,34 +206,20 @@ final class ControlService {
         }
     }
 
-    /// A secured node checks the operator's role before anything else happens.
-    private func authorize(_ operation: ControlOperation, user: String?) throws(ControlError) {
+    /// A secured node checks the operator's role before anything else happens: any operator
+    /// may read; an action needs the role its description asks for.
+    private func authorize(_ operation: ControlOperation, requiring required: OperatorRole, user: String?) throws(ControlError) {
         guard let policy else { return }
         guard let role = policy.role(ofUser: user) else {
             policy.counters.forbidden()
             throw ControlError(.forbidden, "this connection is not an operator's (no known key)")
         }
-        guard role.permits(operation) else {
+        guard role.includes(required) else {
             policy.counters.forbidden()
             throw ControlError(
                 .forbidden,
                 "operator \(policy.name(ofUser: user)) has role \(role.rawValue), which may not '\(operation.rawValue)'"
-                    + " (only admin may; ask for an admin key)")
-        }
-    }
-
-    /// Refuses an action that would add a feed, follow or peer beyond the limits.
-    private func checkRoom(for action: NodeAction) throws(ControlError) {
-        let state = store.state
-        switch action {
-        case .set(let topic, _) where state.feeds[topic] == nil && state.feeds.count >= limits.maxFeeds:
-            throw ControlError(.limitReached, "node \(node.id) holds \(limits.maxFeeds) feeds, its limit (--max-feeds)")
-        case .follow(let name, _, _) where state.follows[name] == nil && state.follows.count >= limits.maxFollows:
-            throw ControlError(.limitReached, "node \(node.id) holds \(limits.maxFollows) follows, its limit (--max-follows)")
-        case .addPeer(let id, _) where state.peers[id] == nil && state.peers.count >= limits.maxPeers:
-            throw ControlError(.limitReached, "node \(node.id) knows \(limits.maxPeers) peers, its limit (--max-peers)")
-        default:
-            return
+                    + " (only \(required.rawValue) may; ask for an \(required.rawValue) key)")
         }
     }
 

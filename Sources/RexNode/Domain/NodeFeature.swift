@@ -65,7 +65,7 @@ public enum NodeFeature {
     static func reduce(_ action: NodeAction, _ state: inout NodeState) {
         switch action {
         case .set(let topic, let value):
-            if state.feeds[topic] == nil, state.feeds.count >= state.settings.limits.maxFeeds {
+            guard Resources.feeds.hasRoom(for: topic, in: state, limits: state.settings.limits) else {
                 state.refused += 1
                 return
             }
@@ -80,7 +80,7 @@ public enum NodeFeature {
             if let index = state.follows.index(forKey: name) {
                 state.followsByPeer.move(name, from: state.follows.values[index].from, to: from)
                 state.follows.values[index].retarget(topic: topic, from: from, endpoint: endpoint)
-            } else if state.follows.count >= state.settings.limits.maxFollows {
+            } else if !Resources.follows.hasRoom(for: name, in: state, limits: state.settings.limits) {
                 state.refused += 1
             } else {
                 state.follows[name] = Follow(topic: topic, from: from, endpoint: endpoint)
@@ -95,7 +95,7 @@ public enum NodeFeature {
         case .publish:
             break
         case .addPeer(let id, let endpoint):
-            if state.peers[id] == nil, state.peers.count >= state.settings.limits.maxPeers {
+            guard Resources.peers.hasRoom(for: id, in: state, limits: state.settings.limits) else {
                 state.refused += 1
                 return
             }
@@ -125,7 +125,7 @@ public enum NodeFeature {
     ) {
         guard id != state.id, !endpoint.isEmpty else { return }
         if state.peers[id] == nil {
-            guard state.peers.count < state.settings.limits.maxPeers else {
+            guard Resources.peers.hasRoom(for: id, in: state, limits: state.settings.limits) else {
                 state.refused += 1
                 return
             }

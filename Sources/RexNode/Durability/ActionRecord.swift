@@ -1,48 +1,41 @@
-/// The journal's binary form of the operator actions that change a node's state: a tag byte,
-/// then each string as a 4-byte little-endian length and its UTF-8 bytes.
+import RexControl
+
+/// The journal's binary form of the operator actions that change a node's state: the action's
+/// tag byte (its description's `JournalTags`), then each field as a 4-byte little-endian length
+/// and its UTF-8 bytes (an optional last field left out when none, under the other tag).
 ///
 /// Compact and cheap on purpose (the writer encodes every accepted action, and a restart decodes
 /// every one since the last snapshot); decoding trusts nothing: every length is checked against
 /// the bytes that remain, and a record that does not parse is an error, never a guess.
 enum ActionRecord {
-    private enum Tag: UInt8 {
-        case set = 1, unset, follow, followFromPeer, unfollow, addPeer, removePeer
-    }
+    /// The node's actions and their tags.
+    static var catalog: OperatorActionCatalog<NodeAction, NodeState> { NodeFeature.operatorActions }
 
     /// True for the actions the journal keeps: those that change the operator-owned part of the
     /// state (`publish` sends one message and leaves nothing behind; the rest are channel events).
     static func isDurable(_ action: NodeAction) -> Bool {
-        switch action {
-        case .set, .unset, .follow, .unfollow, .addPeer, .removePeer: true
-        case .publish, .received, .membershipTimer, .memberChanged: false
-        }
+        catalog.isJournaled(action)
     }
 
     /// Appends `action` to `bytes`; false (and nothing appended) for an action the journal does
     /// not keep.
     @discardableResult
     static func append(_ action: NodeAction, to bytes: inout [UInt8]) -> Bool {
-        switch action {
-        case .set(let topic, let value): put(.set, [topic, value], &bytes)
-        case .unset(let topic): put(.unset, [topic], &bytes)
-        case .follow(let name, let topic, nil): put(.follow, [name, topic], &bytes)
-        case .follow(let name, let topic, let from?): put(.followFromPeer, [name, topic, from], &bytes)
-        case .unfollow(let name): put(.unfollow, [name], &bytes)
-        case .addPeer(let id, let endpoint): put(.addPeer, [id, endpoint], &bytes)
-        case .removePeer(let id): put(.removePeer, [id], &bytes)
-        case .publish, .received, .membershipTimer, .memberChanged: return false
+        guard let (description, values) = catalog.describe(action), let tags = description.journal else { return false }
+        // The catalog checked that an action with an optional last field has a tag for it.
+        if description.fields.last?.isOptional == true, case .some(.some) = values.last, let tag = tags.withOptionalField {
+            bytes.append(tag)
+        } else {
+            bytes.append(tags.tag)
         }
-        return true
-    }
-
-    private static func put(_ tag: Tag, _ fields: [String], _ bytes: inout [UInt8]) {
-        bytes.append(tag.rawValue)
-        for field in fields {
-            let utf8 = field.utf8
+        for value in values {
+            guard let value else { continue }
+            let utf8 = value.utf8
             let count = UInt32(truncatingIfNeeded: utf8.count)
             for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
             bytes.append(contentsOf: utf8)
         }
+        return true
     }
 
     /// Why bytes are not a sequence of records.
@@ -62,20 +55,21 @@ enum ActionRecord {
     /// Calls `body` with every record in `bytes`, in order (no array of them all: a snapshot of
     /// 100,000 follows folds as it is read).
     static func decode(_ bytes: [UInt8], _ body: (NodeAction) -> Void) throws(Malformed) {
+        let catalog = self.catalog
         var reader = Reader(bytes: bytes)
+        var values: [String?] = []
         while reader.offset < bytes.count {
             let start = reader.offset
-            guard let tag = Tag(rawValue: bytes[start]) else { throw Malformed(offset: start, reason: "unknown tag \(bytes[start])") }
-            reader.offset += 1
-            switch tag {
-            case .set: body(.set(topic: try reader.string(), value: try reader.string()))
-            case .unset: body(.unset(topic: try reader.string()))
-            case .follow: body(.follow(name: try reader.string(), topic: try reader.string(), from: nil))
-            case .followFromPeer: body(.follow(name: try reader.string(), topic: try reader.string(), from: try reader.string()))
-            case .unfollow: body(.unfollow(name: try reader.string()))
-            case .addPeer: body(.addPeer(id: try reader.string(), endpoint: try reader.string()))
-            case .removePeer: body(.removePeer(id: try reader.string()))
+            guard let (index, withOptionalField) = catalog.recordByTag[bytes[start]] else {
+                throw Malformed(offset: start, reason: "unknown tag \(bytes[start])")
             }
+            reader.offset += 1
+            let description = catalog.actions[index]
+            values.removeAll(keepingCapacity: true)
+            for field in description.fields {
+                values.append(field.isOptional && !withOptionalField ? nil : try reader.string())
+            }
+            body(description.make(values))
         }
     }
 

@@ -15,7 +15,8 @@ final class DurableDispatch {
     /// One admitted action waiting for its commit, and where its answer goes.
     struct Waiting {
         let action: NodeAction
-        let operatorAction: OperatorAction
+        /// The action object the reply echoes.
+        let echo: JSONValue
         let envelope: [[UInt8]]
         let id: JSONValue
     }
@@ -31,6 +32,7 @@ final class DurableDispatch {
     private let maxPending: Int
     private let maxPendingBytes: Int
     private var ledger: AdmissionLedger
+    private let catalog = NodeFeature.operatorActions
     /// Admitted this turn, not yet handed to the writer.
     private var unsent: [NodeAction] = []
     /// Waiting for their commit (batch mode) or the turn's end (none), oldest first.
@@ -47,7 +49,7 @@ final class DurableDispatch {
     private var failure: SQLiteError?
     private var hook: TurnEndToken?
     /// Sends a reply; set by the control service.
-    var answer: (_ envelope: [[UInt8]], _ id: JSONValue, _ action: OperatorAction) -> Void = { _, _, _ in }
+    var answer: (_ envelope: [[UInt8]], _ id: JSONValue, _ action: JSONValue) -> Void = { _, _, _ in }
     var refuse: (_ envelope: [[UInt8]], _ id: JSONValue, _ error: ControlError) -> Void = { _, _, _ in }
 
     init(
@@ -74,7 +76,7 @@ final class DurableDispatch {
     /// - Throws: `limitReached` past a feed, follow or peer limit, or while `maxPending`
     ///   actions (or `maxPendingBytes`) wait for the journal; `notDurable` once the journal has
     ///   failed (fail-stop: from then on every operator action is refused, until a restart).
-    func submit(_ action: NodeAction, _ operatorAction: OperatorAction, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
+    func submit(_ action: NodeAction, _ echo: JSONValue, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
         if let failure {
             throw ControlError(
                 .notDurable,
@@ -87,15 +89,15 @@ final class DurableDispatch {
                 "node \(nodeID) has \(inFlight + unsent.count) actions "
                     + "(\(inFlightBytes + unsentBytes) bytes) waiting for its journal; retry shortly")
         }
-        if case .addPeer = action { ledger.countMembers(of: store.state) }
+        ledger.countKeysFromElsewhere(for: action, in: store.state)
         try ledger.admit(action, limits: limits, node: nodeID)
         unsent.append(action)
-        unsentBytes += Self.bytes(of: action)
+        unsentBytes += Self.bytes(of: action, catalog: catalog)
         // In both modes the action waits in `waiting`: for its commit (batch), or for the end of
         // this reactor turn (none), where the turn's actions go into the store and their answers
         // out together — measured cheaper than interleaving a dispatch and a reply with every
         // request's parsing, and the same turn, so no later.
-        waiting.append(Waiting(action: action, operatorAction: operatorAction, envelope: envelope, id: id))
+        waiting.append(Waiting(action: action, echo: echo, envelope: envelope, id: id))
     }
 
     /// Hands this turn's actions to the writer (the reactor's turn-end hook).
@@ -103,7 +105,7 @@ final class DurableDispatch {
         guard !unsent.isEmpty else { return }
         if mode == .none {
             for entry in waiting { store.dispatch(entry.action) }
-            for entry in waiting { answer(entry.envelope, entry.id, entry.operatorAction) }
+            for entry in waiting { answer(entry.envelope, entry.id, entry.echo) }
             waiting.removeAll(keepingCapacity: true)
         }
         inFlight += unsent.count
@@ -115,15 +117,9 @@ final class DurableDispatch {
     }
 
     /// Roughly what an action holds in memory while it waits: its strings.
-    private static func bytes(of action: NodeAction) -> Int {
-        switch action {
-        case .set(let topic, let value): 64 + topic.utf8.count + value.utf8.count
-        case .publish(let topic, let payload): 64 + topic.utf8.count + payload.utf8.count
-        case .follow(let name, let topic, let from): 64 + name.utf8.count + topic.utf8.count + (from?.utf8.count ?? 0)
-        case .unset(let text), .unfollow(let text), .removePeer(let text): 64 + text.utf8.count
-        case .addPeer(let id, let endpoint): 64 + id.utf8.count + endpoint.utf8.count
-        case .received, .membershipTimer, .memberChanged: 64
-        }
+    private static func bytes(of action: NodeAction, catalog: OperatorActionCatalog<NodeAction, NodeState>) -> Int {
+        let values = catalog.describe(action)?.values ?? []
+        return values.reduce(64) { $0 + ($1?.utf8.count ?? 0) }
     }
 
     /// Releases the byte count of the next `count` reported actions (reports cover whole flushes:
@@ -157,7 +153,7 @@ final class DurableDispatch {
             for index in waitingStart..<end {
                 let entry = waiting[index]
                 store.dispatch(entry.action)
-                answer(entry.envelope, entry.id, entry.operatorAction)
+                answer(entry.envelope, entry.id, entry.echo)
             }
             advance(to: end)
         case .failed(let count, let error):

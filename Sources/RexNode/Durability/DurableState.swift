@@ -9,47 +9,66 @@ public import RexControl
 /// `remove-peer` stays removed. Counters (`count`, `gaps`, sequences), peer status and the
 /// clock are live-only: they start over with the process, as the new epoch tells followers.
 public struct DurableState: Sendable, Equatable {
-    public struct FollowSpec: Sendable, Equatable {
-        public var topic: String
-        public var from: String?
+    /// What an operator's last action left for one key.
+    enum Entry: Sendable, Equatable {
+        /// The key holds what this action put.
+        case put(NodeAction)
+        /// The key was removed (kept only where the resource remembers removals).
+        case removed(NodeAction)
     }
 
-    public var feeds: [String: String] = [:]
-    public var follows: [String: FollowSpec] = [:]
-    public var addedPeers: [String: String] = [:]
-    public var removedPeers: Set<String> = []
+    /// Each resource's keys, by its noun: the last accepted action per key.
+    private(set) var entries: [String: [String: Entry]] = [:]
 
     public init() {}
 
-    /// Folds one accepted action in (actions that are not durable change nothing).
+    /// Equal when every resource holds the same keys (a resource with none, or room reserved
+    /// for some, is the same as one never touched).
+    public static func == (lhs: DurableState, rhs: DurableState) -> Bool {
+        lhs.entries.filter { !$0.value.isEmpty } == rhs.entries.filter { !$0.value.isEmpty }
+    }
+
+    private static var catalog: OperatorActionCatalog<NodeAction, NodeState> { NodeFeature.operatorActions }
+
+    /// Folds one accepted action in (actions that are not journaled change nothing).
     public mutating func apply(_ action: NodeAction) {
-        switch action {
-        case .set(let topic, let value): feeds[topic] = value
-        case .unset(let topic): feeds[topic] = nil
-        case .follow(let name, let topic, let from): follows[name] = FollowSpec(topic: topic, from: from)
-        case .unfollow(let name): follows[name] = nil
-        case .addPeer(let id, let endpoint):
-            addedPeers[id] = endpoint
-            removedPeers.remove(id)
-        case .removePeer(let id):
-            addedPeers[id] = nil
-            removedPeers.insert(id)
-        case .publish, .received, .membershipTimer, .memberChanged: break
+        guard let (description, values) = Self.catalog.describe(action), description.journal != nil,
+            let change = description.change, let key = values[change.keyField]
+        else { return }
+        let resource = change.resource
+        switch change.kind {
+        case .put: entries[resource.noun, default: [:]][key] = .put(action)
+        case .remove where resource.keepsRemovals: entries[resource.noun, default: [:]][key] = .removed(action)
+        case .remove: entries[resource.noun]?[key] = nil
         }
     }
 
+    /// The keys it holds (removals remembered count too).
+    var count: Int { entries.values.reduce(0) { $0 + $1.count } }
+
+    /// Room for `more` keys of `resource` at once, rather than by doubling (each doubling
+    /// rehashes every key and frees the old table).
+    mutating func reserveCapacity(_ more: Int, in resource: OperatorResource<NodeState>) {
+        entries[resource.noun, default: [:]].reserveCapacity((entries[resource.noun]?.count ?? 0) + more)
+    }
+
+    /// The actions that put the keys of `resource`, in no order.
+    func puts(of resource: OperatorResource<NodeState>) -> some Collection<NodeAction> {
+        (entries[resource.noun] ?? [:]).values.lazy.compactMap { if case .put(let action) = $0 { action } else { nil } }
+    }
+
     /// Actions that rebuild this state on a configured node, in an order that never passes a
-    /// limit the live node kept: removals first, then peers, follows (their peers known by
-    /// then) and feeds; each group sorted, so a snapshot's bytes depend on the state alone.
+    /// limit the live node kept: resource by resource in the catalog's order (peers, follows
+    /// — their peers known by then — and feeds), each resource's removals before its puts;
+    /// each group sorted by key, so a snapshot's bytes depend on the state alone.
     public var actions: [NodeAction] {
         var actions: [NodeAction] = []
-        actions.reserveCapacity(removedPeers.count + addedPeers.count + follows.count + feeds.count)
-        for id in removedPeers.sorted() { actions.append(.removePeer(id: id)) }
-        for (id, endpoint) in addedPeers.sorted(by: { $0.key < $1.key }) { actions.append(.addPeer(id: id, endpoint: endpoint)) }
-        for (name, follow) in follows.sorted(by: { $0.key < $1.key }) {
-            actions.append(.follow(name: name, topic: follow.topic, from: follow.from))
+        actions.reserveCapacity(count)
+        for resource in Self.catalog.resources {
+            let keyed = (entries[resource.noun] ?? [:]).sorted { $0.key < $1.key }
+            for case (_, .removed(let action)) in keyed { actions.append(action) }
+            for case (_, .put(let action)) in keyed { actions.append(action) }
         }
-        for (topic, value) in feeds.sorted(by: { $0.key < $1.key }) { actions.append(.set(topic: topic, value: value)) }
         return actions
     }
 
@@ -60,27 +79,27 @@ public struct DurableState: Sendable, Equatable {
     public func restore(onto initial: NodeState) -> NodeState {
         var state = initial
         let limits = initial.settings.limits
+        let catalog = Self.catalog
         // Within the limits no entry can be refused, so order inside a group does not matter and
         // 100,000 follows need no sort; past one (a limit lowered since), the sorted order decides
         // which entries stay, the same on every restart.
-        guard follows.count <= limits.maxFollows, feeds.count <= limits.maxFeeds,
-            initial.peers.count + addedPeers.count <= limits.maxPeers
-        else {
+        let fits = catalog.resources.allSatisfy { resource in
+            resource.count(initial) + puts(of: resource).count <= resource.limit(limits)
+        }
+        guard fits else {
             for action in actions { NodeFeature.reduce(action, &state) }
             FollowFeature.markRestored(&state.follows)
             return state
         }
-        for id in removedPeers { NodeFeature.reduce(.removePeer(id: id), &state) }
-        for (id, endpoint) in addedPeers { NodeFeature.reduce(.addPeer(id: id, endpoint: endpoint), &state) }
-        if state.follows.isEmpty {
-            restoreFollows(into: &state)
-        } else {
-            state.follows.reserveCapacity(state.follows.count + follows.count)
-            for (name, follow) in follows { NodeFeature.reduce(.follow(name: name, topic: follow.topic, from: follow.from), &state) }
-            FollowFeature.markRestored(&state.follows)
+        for resource in catalog.resources {
+            for case .removed(let action) in (entries[resource.noun] ?? [:]).values { NodeFeature.reduce(action, &state) }
+            if resource.noun == NodeFeature.Resources.follows.noun, state.follows.isEmpty {
+                restoreFollows(into: &state)
+                continue
+            }
+            for action in puts(of: resource) { NodeFeature.reduce(action, &state) }
+            if resource.noun == NodeFeature.Resources.follows.noun { FollowFeature.markRestored(&state.follows) }
         }
-        state.feeds.reserveCapacity(state.feeds.count + feeds.count)
-        for (topic, value) in feeds { NodeFeature.reduce(.set(topic: topic, value: value), &state) }
         return state
     }
 
@@ -88,18 +107,17 @@ public struct DurableState: Sendable, Equatable {
     /// the limit: each built as the reducer's `follow` builds a new one (its peer's endpoint
     /// resolved from the peers restored before) and marked restored as it is inserted. One pass
     /// and no reducer call per follow, and no change-log entry per name: the follows' keyed lift
-    /// walks every follow on its first update, so a log of 100,000 names would go unread (the
-    /// reducer's way, then a marking pass: ~16 % of the reactor's samples in a 100,000-follow
-    /// restart; this: ~7 %).
+    /// walks every follow on its first update, so a log of 100,000 names would go unread.
     private func restoreFollows(into state: inout NodeState) {
+        let follows = puts(of: NodeFeature.Resources.follows)
         state.follows.reserveCapacity(follows.count)
-        for (name, spec) in follows {
-            var follow = Follow(topic: spec.topic, from: spec.from, endpoint: spec.from.flatMap { state.peers[$0]?.reachableEndpoint })
+        for case .follow(let name, let topic, let from) in follows {
+            var follow = Follow(topic: topic, from: from, endpoint: from.flatMap { state.peers[$0]?.reachableEndpoint })
             follow.restoredAtStart = true
             state.follows[name] = follow
             // The reducer keeps this index for every follow it adds; a restore that bypasses the
             // reducer must too, or a moved peer would not re-target its restored follows.
-            state.followsByPeer.move(name, from: nil, to: spec.from)
+            state.followsByPeer.move(name, from: nil, to: from)
         }
         // The stamp moves as the reducer's would (one bump per follow).
         state.revisions.follows &+= UInt64(follows.count)

@@ -101,7 +101,7 @@ final class NodeJournal {
             let snapshotSequence = UInt64(clamping: try Self.meta(db, "snapshot_seq"))
             report.snapshotSequence = snapshotSequence
             try Self.readSnapshot(db, sequence: snapshotSequence, into: &state, directory: directory)
-            report.snapshotEntries = state.feeds.count + state.follows.count + state.addedPeers.count + state.removedPeers.count
+            report.snapshotEntries = state.count
             var last = snapshotSequence
             var nextBatch: Int64 = 1
             let replay = try Self.replayJournal(db, after: snapshotSequence, into: &state, directory: directory, log: log)
@@ -304,7 +304,7 @@ final class NodeJournal {
         // (a damaged row) reserves nothing, and the rows are checked one by one below.
         let sum = "SELECT COALESCE(SUM(actions), 0) FROM journal WHERE last_seq > \(Int64(clamping: snapshot))"
         if let pending = (try? db.scalarText(sum)).flatMap({ $0.flatMap { Int($0) } }), pending > 0 {
-            state.follows.reserveCapacity(state.follows.count + min(pending, 1 << 17))
+            state.reserveCapacity(min(pending, 1 << 17), in: NodeFeature.Resources.follows)
         }
         let rows = try db.prepare("SELECT batch, last_seq, actions, payload, crc FROM journal WHERE last_seq > ? ORDER BY batch")
         try rows.bind(1, Int64(clamping: snapshot))

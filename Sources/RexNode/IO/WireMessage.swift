@@ -17,7 +17,7 @@ import Glibc
 enum WireMessage {
     /// Topics starting with `$` are the node's own (snapshots): operators cannot set or publish
     /// them.
-    static let reservedPrefix = "$"
+    static let reservedPrefix = ActionField.reservedTopicPrefix
     static let snapshotPrefix = "$snap."
 
     /// The most bytes `encodeHead` writes after its prefix: a `UInt64` has at most 20 digits.

@@ -86,7 +86,7 @@ final class NodeClient {
         do {
             try probe.setOption(.linger, .zero)
             try probe.connect(node.control)
-            var request = ControlRequest<OperatorAction>(.ping)
+            var request = ControlRequest<JSONValue>(.ping)
             request.id = .string(NodeClient.idPrefix + "plain-probe")
             guard try probe.send(try ControlCodec.encode(request), flags: .dontWait) else { return false }
             let poller = ZMQPoller(capacity: 1)
@@ -112,7 +112,7 @@ final class NodeClient {
     func request<Document: Decodable>(
         _ operation: ControlOperation, _ type: Document.Type, timeout: Duration
     ) throws(NodeRequestError) -> Document {
-        try request(ControlRequest<OperatorAction>(operation), type, timeout: timeout)
+        try request(ControlRequest<JSONValue>(operation), type, timeout: timeout)
     }
 
     /// Sends `request` (with a fresh id) and waits at most `timeout` for its result.
@@ -203,7 +203,7 @@ extension NodeClient {
         let poller = ZMQPoller(capacity: max(1, clients.count))
         for (index, client) in clients.enumerated() {
             do throws(NodeRequestError) {
-                ids[index] = try client.send(ControlRequest<OperatorAction>(operation), timeout: timeout)
+                ids[index] = try client.send(ControlRequest<JSONValue>(operation), timeout: timeout)
                 do {
                     try poller.register(client.socket)
                 } catch {

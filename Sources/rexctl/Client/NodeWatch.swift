@@ -84,7 +84,7 @@ final class NodeWatch {
                 changed = fail(client.silence(after: requestTimeout), retryAt: now) || changed
                 request(now: now)
             } else if renewal == nil, now >= renewAt,
-                let renewID = try? client.send(ControlRequest<OperatorAction>(.renew, watch: id), timeout: requestTimeout)
+                let renewID = try? client.send(ControlRequest<JSONValue>(.renew, watch: id), timeout: requestTimeout)
             {
                 phase = .watching(id: id, sequence: sequence, renewAt: renewAt, renewal: (renewID, now))
             }
@@ -105,7 +105,7 @@ final class NodeWatch {
     /// the watcher now rather than at the end of its lease).
     func stop() {
         guard case .watching(let id, _, _, _) = phase,
-            let unwatchID = try? client.send(ControlRequest<OperatorAction>(.unwatch, watch: id), timeout: .milliseconds(200))
+            let unwatchID = try? client.send(ControlRequest<JSONValue>(.unwatch, watch: id), timeout: .milliseconds(200))
         else { return }
         phase = .idle(retryAt: .now.advanced(by: .seconds(3600)))
         _ = try? client.awaitReply(id: unwatchID, until: .now.advanced(by: .milliseconds(200)))
@@ -138,7 +138,7 @@ final class NodeWatch {
     private func request(now: ContinuousClock.Instant) {
         let timeout = requestTimeout
         do {
-            let id = try client.send(ControlRequest<OperatorAction>(.watch, documents: documents, leaseMs: leaseMs), timeout: timeout)
+            let id = try client.send(ControlRequest<JSONValue>(.watch, documents: documents, leaseMs: leaseMs), timeout: timeout)
             phase = .requested(id: id, sentAt: now, timeout: timeout)
         } catch {
             _ = fail(error, retryAt: now.advanced(by: timeout))

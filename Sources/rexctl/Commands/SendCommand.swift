@@ -39,29 +39,27 @@ struct SendCommand: RexCtlCommand {
         ]
     )
 
-    /// A friendly action form: the word typed, the action's kind, the arguments it takes.
+    /// A friendly action form of the feeds node: the word typed, the action's `type`, the
+    /// fields its arguments fill, in order.
     struct ActionForm: Sendable {
         var word: String
-        var kind: OperatorAction.Kind
+        var type: String
         var arguments: [String]
     }
 
     static let forms: [ActionForm] = [
-        ActionForm(word: "follow", kind: .follow, arguments: ["name", "topic"]),
-        ActionForm(word: "unfollow", kind: .unfollow, arguments: ["name"]),
-        ActionForm(word: "set", kind: .set, arguments: ["topic", "value"]),
-        ActionForm(word: "unset", kind: .unset, arguments: ["topic"]),
-        ActionForm(word: "publish", kind: .publish, arguments: ["topic", "payload"]),
-        ActionForm(word: "add-peer", kind: .addPeer, arguments: ["id", "endpoint"]),
-        ActionForm(word: "remove-peer", kind: .removePeer, arguments: ["id"]),
+        ActionForm(word: "follow", type: "follow", arguments: ["name", "topic"]),
+        ActionForm(word: "unfollow", type: "unfollow", arguments: ["name"]),
+        ActionForm(word: "set", type: "set", arguments: ["topic", "value"]),
+        ActionForm(word: "unset", type: "unset", arguments: ["topic"]),
+        ActionForm(word: "publish", type: "publish", arguments: ["topic", "payload"]),
+        ActionForm(word: "add-peer", type: "addPeer", arguments: ["id", "endpoint"]),
+        ActionForm(word: "remove-peer", type: "removePeer", arguments: ["id"]),
     ]
 
-    /// What is sent: a typed action from a friendly form, or `--json` passed through as is (the
-    /// node judges it, so an operator can send what rexctl does not know).
-    enum Action: Equatable {
-        case typed(OperatorAction)
-        case raw(JSONValue)
-    }
+    /// What is sent: an action object, from a friendly form or `--json` passed through as is
+    /// (the node judges it, so an operator can send what rexctl does not know).
+    typealias Action = JSONValue
 
     /// What `--count` accepts: ten million is more than a day at 100/s.
     static let countRange = 1...10_000_000
@@ -109,13 +107,13 @@ struct SendCommand: RexCtlCommand {
                     #"--json must be an action object with a "type" string, "#
                         + #"e.g. '{"type":"unset","topic":"a"}'; nothing was sent"#)
             }
-            return .raw(document)
+            return document
         }
         guard let actionWord else {
             throw UsageError("Missing expected argument '<action>' (or --json)")
         }
         let words = SendCommand.forms.map(\.word)
-        guard let form = SendCommand.forms.first(where: { $0.word == actionWord || $0.kind.rawValue == actionWord }) else {
+        guard let form = SendCommand.forms.first(where: { $0.word == actionWord || $0.type == actionWord }) else {
             throw UsageError("unknown action '\(actionWord)' — use one of \(words.joined(separator: ", ")), or --json")
         }
         guard actionArguments.count == form.arguments.count else {
@@ -125,30 +123,20 @@ struct SendCommand: RexCtlCommand {
                 "'\(form.word)' expects \(expected) (\(form.arguments.count) argument\(plural), "
                     + "got \(actionArguments.count))")
         }
-        if from != nil && form.kind != .follow {
+        if from != nil && form.type != "follow" {
             throw UsageError("--from goes with 'follow', not with '\(form.word)'")
         }
-        let values = actionArguments.map(substitute)
-        switch form.kind {
-        case .follow: return .typed(.follow(name: values[0], topic: values[1], from: from.map(substitute)))
-        case .unfollow: return .typed(.unfollow(name: values[0]))
-        case .set: return .typed(.set(topic: values[0], value: values[1]))
-        case .unset: return .typed(.unset(topic: values[0]))
-        case .publish: return .typed(.publish(topic: values[0], payload: values[1]))
-        case .addPeer: return .typed(.addPeer(id: values[0], endpoint: values[1]))
-        case .removePeer: return .typed(.removePeer(id: values[0]))
-        }
+        var members: [String: JSONValue] = ["type": .string(form.type)]
+        for (name, value) in zip(form.arguments, actionArguments) { members[name] = .string(substitute(value)) }
+        if let from { members["from"] = .string(substitute(from)) }
+        return .object(members)
     }
 
     /// Dispatches one action and checks that the node accepted it.
     static func dispatch(_ action: Action, to node: NodeAddress, context: CommandContext) throws -> DispatchDocument {
         let client = try context.client(for: node)
         let timeout = context.globals.requestTimeout
-        let result =
-            switch action {
-            case .typed(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
-            case .raw(let action): try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
-            }
+        let result = try client.request(ControlRequest(.dispatch, action: action), DispatchDocument.self, timeout: timeout)
         guard result.accepted else {
             throw CommandFailure(
                 .nodeError, "node \(node.id) did not accept the action: \(TerminalJSON.text((try? ControlCodec.encode(result)) ?? []))")

@@ -141,7 +141,7 @@ final class ChurnDriver {
     // MARK: request plumbing
 
     @discardableResult
-    private func send(_ n: Int, _ operation: ControlOperation, action: OperatorAction? = nil, change: Bool = false) throws -> JSONValue {
+    private func send(_ n: Int, _ operation: ControlOperation, action: JSONValue? = nil, change: Bool = false) throws -> JSONValue {
         let id = try clients[n].send(ControlRequest(operation, action: action), timeout: settings.requestTimeout)
         pending[n][id] = Pending(isDispatch: operation == .dispatch, sentAt: clock.now, countsAsChange: change)
         if operation == .dispatch { dispatchesInFlight[n] += 1 }
@@ -224,7 +224,7 @@ final class ChurnDriver {
     }
 
     /// Sends one action per (node, action), pipelined within the window.
-    private func dispatchAll(_ actions: [(node: Int, action: OperatorAction)], change: Bool = false) throws {
+    private func dispatchAll(_ actions: [(node: Int, action: JSONValue)], change: Bool = false) throws {
         for item in actions {
             while dispatchesInFlight[item.node] >= settings.inFlight {
                 try pumpOnce(until: clock.now.advanced(by: .milliseconds(20)))
@@ -236,17 +236,17 @@ final class ChurnDriver {
 
     // MARK: actions
 
-    static func follow(_ name: String, _ topic: String, from peer: String?) -> OperatorAction {
-        .follow(name: name, topic: topic, from: peer)
+    static func follow(_ name: String, _ topic: String, from peer: String?) -> JSONValue {
+        ActionObject.follow(name: name, topic: topic, from: peer)
     }
 
-    static func set(_ topic: String, _ value: String) -> OperatorAction {
-        .set(topic: topic, value: value)
+    static func set(_ topic: String, _ value: String) -> JSONValue {
+        ActionObject.set(topic: topic, value: value)
     }
 
-    private func feedActions() -> [(node: Int, action: OperatorAction)] {
+    private func feedActions() -> [(node: Int, action: JSONValue)] {
         feedCounter += 1
-        var actions: [(Int, OperatorAction)] = []
+        var actions: [(Int, JSONValue)] = []
         for (n, node) in nodes.enumerated() {
             for k in 0..<settings.feeds {
                 actions.append((n, ChurnDriver.set(ChurnDriver.feedTopic(node: node.id, k), String(feedCounter))))
@@ -340,7 +340,7 @@ final class ChurnDriver {
             Pause.sleep(.milliseconds(150))
             try dispatchAll(feedActions())
         }
-        try dispatchAll(nodes.indices.map { ($0, .unfollow(name: ChurnDriver.followName(0))) })
+        try dispatchAll(nodes.indices.map { ($0, ActionObject.unfollow(name: ChurnDriver.followName(0))) })
         let setupDeadline = clock.now.advanced(by: settings.drainTimeout)
         var ready = false
         while !ready {
@@ -364,7 +364,7 @@ final class ChurnDriver {
         // 2. The follows: F per node, each on one of the other nodes' feeds.
         let topicLists = nodes.indices.map { topics(for: $0) }
         var current = Array(repeating: [Int](), count: n)
-        var creates: [(node: Int, action: OperatorAction)] = []
+        var creates: [(node: Int, action: JSONValue)] = []
         for node in 0..<n {
             for i in 0..<settings.follows {
                 let choice = i % topicLists[node].count
@@ -462,9 +462,9 @@ final class ChurnDriver {
         let beforeCleanup = samples.count
 
         // 4. Unfollow everything; the keep sets must show no churn follow in time.
-        var unfollows: [(node: Int, action: OperatorAction)] = []
+        var unfollows: [(node: Int, action: JSONValue)] = []
         for node in 0..<n {
-            for i in 0..<settings.follows { unfollows.append((node, .unfollow(name: ChurnDriver.followName(i)))) }
+            for i in 0..<settings.follows { unfollows.append((node, ActionObject.unfollow(name: ChurnDriver.followName(i)))) }
         }
         try dispatchAll(unfollows)
         let drainDeadline = clock.now.advanced(by: settings.drainTimeout)
@@ -538,9 +538,9 @@ final class ChurnDriver {
 
     /// Unsets the feeds the runs created (best effort, at the very end).
     func removeFeeds() throws {
-        var actions: [(node: Int, action: OperatorAction)] = []
+        var actions: [(node: Int, action: JSONValue)] = []
         for (n, node) in nodes.enumerated() {
-            for k in 0..<settings.feeds { actions.append((n, .unset(topic: ChurnDriver.feedTopic(node: node.id, k)))) }
+            for k in 0..<settings.feeds { actions.append((n, ActionObject.unset(topic: ChurnDriver.feedTopic(node: node.id, k)))) }
         }
         try dispatchAll(actions)
     }

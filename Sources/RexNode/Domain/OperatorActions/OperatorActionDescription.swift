@@ -1,0 +1,82 @@
+public import RexControl
+
+/// One operator action of a feature, described once: its JSON form, who may dispatch it, whether
+/// and how the journal keeps it, and what it does to the keys operators own (and so the limit it
+/// is admitted against).
+///
+/// The control endpoint reads and checks an action object through it, admission and the
+/// reducer apply its limit, the journal encodes it and the durable fold keeps it by it. Adding
+/// an action to a feature is adding a case to its action type and one description.
+public struct OperatorActionDescription<Action: Sendable, State>: Sendable {
+    /// The action object's `type`.
+    public let type: String
+    /// Its other members, in order (the order of `make`'s and `values`' arrays, and of the
+    /// journal record's strings).
+    public let fields: [ActionField]
+    /// The least role that may dispatch it on a secured node.
+    public let role: OperatorRole
+    /// How the journal keeps it; nil: not journaled (it leaves nothing behind to recover).
+    public let journal: JournalTags?
+    /// What it does to the keys operators own; nil: nothing (it needs no room).
+    public let change: KeyChange<State>?
+    /// The action from its fields' values (nil for an optional field left out).
+    let make: @Sendable ([String?]) -> Action
+    /// The fields' values of an action of this type; nil for an action of another type.
+    let values: @Sendable (Action) -> [String?]?
+
+    public init(
+        type: String, fields: [ActionField], role: OperatorRole = .admin, journal: JournalTags?, change: KeyChange<State>?,
+        make: @escaping @Sendable ([String?]) -> Action, values: @escaping @Sendable (Action) -> [String?]?
+    ) {
+        self.type = type
+        self.fields = fields
+        self.role = role
+        self.journal = journal
+        self.change = change
+        self.make = make
+        self.values = values
+    }
+
+    /// The key `action` (of this type) puts or removes, and where.
+    func key(of values: [String?]) -> String? {
+        guard let change else { return nil }
+        return values[change.keyField]
+    }
+}
+
+/// What an accepted action does to the keys operators own.
+public struct KeyChange<State>: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// Adds the key, or replaces what it holds: needs room when the key is new.
+        case put
+        /// Removes the key: frees its room.
+        case remove
+    }
+
+    public let kind: Kind
+    public let resource: OperatorResource<State>
+    /// The field whose value is the key.
+    public let keyField: Int
+
+    public static func puts(_ resource: OperatorResource<State>, keyField: Int = 0) -> KeyChange {
+        KeyChange(kind: .put, resource: resource, keyField: keyField)
+    }
+
+    public static func removes(_ resource: OperatorResource<State>, keyField: Int = 0) -> KeyChange {
+        KeyChange(kind: .remove, resource: resource, keyField: keyField)
+    }
+}
+
+/// The tag bytes of an action's journal record. Stable across versions: a journal written by one
+/// build is read by the next, so a tag is never reused for another action.
+public struct JournalTags: Sendable, Equatable {
+    /// The record's tag, with every field present (an optional last field left out).
+    public let tag: UInt8
+    /// For an action whose last field is optional: the tag of a record that carries it.
+    public let withOptionalField: UInt8?
+
+    public init(_ tag: UInt8, withOptionalField: UInt8? = nil) {
+        self.tag = tag
+        self.withOptionalField = withOptionalField
+    }
+}
