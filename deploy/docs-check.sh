@@ -43,13 +43,28 @@
 #       a refused control request; every query must evaluate, every metric it selects must have
 #       series, and every label value it names (`=`, `!=`, each word of a `=~"a|b"`) must occur:
 #       a matcher on a value no node emits never matches, or excludes nothing.
+#   protocol-exchange
+#       A ```json request of the control protocol, then `→ REPLY` lines (`→ with …: REPLY` is a
+#       variant of the reply before it; `{…}` stands for any object; `→ …` is not compared). Sent
+#       as written to n1 of a plain 3-node cluster over one DEALER (in file order, so a watch one
+#       example starts is the one the next renews), n1 first given what the examples show (a feed
+#       eu.prices, a follow prices of it that n2 feeds, recreated once); a later reply is a
+#       watch's push, made by a change of n1's feed. Every member the example shows must be in
+#       the reply with the same kind of value (string, number, object, array, null); booleans,
+#       `v`, `id`, error codes and messages, and the counts of accepted/renewed/unwatched exactly.
 #   skip NAME
 #       An example the check cannot run; NAME must be one of the exceptions listed, each with its
-#       reason, in EXCEPTIONS of deploy/lib/docs_check.py, and every exception must be used.
+#       reason, in EXCEPTIONS of deploy/lib/docs_check.py (none at present), and every exception
+#       must be used.
+#
+#   targets
+#       The module map: every target of Package.swift (under Sources/) must be named in it, and a
+#       line `NAME → A, B  …` must list exactly NAME's dependencies, for every target that has any.
 #
 # An unmarked block that looks like one of these kinds (`$ rexctl`/`$ deploy/` lines, ```promql,
 # a ```json with "nodes" or with "v": 1, a ```yaml scrape config) fails the check, so a new
-# example is marked or exempted, never silently unchecked.
+# example is marked or exempted, never silently unchecked. Prose, the Swift sketches (their
+# reducers elided with …), log excerpts and lists of commands are not examples this check runs.
 #
 # Everything started is stopped and its directory removed, also on failure. Needs the release
 # build (built here when stale, as deploy/cluster.sh does) and Prometheus (ensure_prometheus).
@@ -61,4 +76,5 @@ cd "$REPO_ROOT"
 build_if_stale
 prometheus=$(ensure_prometheus) || fatal "no prometheus binary: the promql examples need one"
 PATH="$(dirname "$prometheus"):$PATH"
-REPO_ROOT="$REPO_ROOT" BIN_DIR="$BIN_DIR" PATH="$PATH" py "$DEPLOY_LIB_DIR/docs_check.py" "$@"
+# Not `py` (-S): the protocol examples need python3-zmq from the system's site packages.
+REPO_ROOT="$REPO_ROOT" BIN_DIR="$BIN_DIR" PATH="$PATH" "$PYTHON" "$DEPLOY_LIB_DIR/docs_check.py" "$@"

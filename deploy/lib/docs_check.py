@@ -29,10 +29,7 @@ PROMETHEUS_SH = os.path.join(REPO, "deploy", "prometheus.sh")
 
 # Examples the check cannot run: name → why. A block is exempted with `<!-- check: skip NAME -->`;
 # a name used nowhere, or a skip with a name not listed here, fails the check.
-EXCEPTIONS = {
-    "protocol-exchange": "a request and its reply in the protocol's raw JSON, members elided with …: "
-    "rexctl speaks these (the sessions run it), and RexControl's codec tests pin the documents",
-}
+EXCEPTIONS = {}
 
 MARKER = re.compile(r"^\s*<!--\s*check:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
@@ -294,7 +291,7 @@ def run_session(block, show):
     args = dict(arg.split("=", 1) for arg in block.marker[1:] if "=" in arg)
     nodes = int(args.get("nodes", "3"))
     options = ["--insecure"] if "insecure" in block.marker[1:] else []
-    ports = {}  # the document's port → this run's
+    ports, doc_ports = {}, {}  # the document's port → this run's, and back
     cluster = Cluster(nodes, options)
     shown = []
     try:
@@ -342,6 +339,10 @@ def run_session(block, show):
                         fail("%s:%d" % (block.path, line_number),
                              "port %s stands for two endpoints (%s and %s): the session mixes two captures"
                              % (doc_port, ports[doc_port], real_port))
+                    if doc_ports.setdefault(real_port, doc_port) != doc_port:
+                        fail("%s:%d" % (block.path, line_number),
+                             "ports %s and %s stand for one endpoint: the session mixes two captures"
+                             % (doc_ports[real_port], doc_port))
     finally:
         cluster.stop()
     if show:
@@ -577,6 +578,142 @@ def run_prometheus_checks(config_blocks, promql_blocks):
         cluster.stop()
 
 
+# --- the control protocol's raw documents ----------------------------------------------------
+
+ANY = "\u0000any"  # what `{…}` stands for in an example
+
+
+def parse_exchange(block):
+    """A protocol example: the request (one JSON object) and the replies shown after it, each
+    starting with `→`: (line, reply, is a variant). `→ with …: {…}` is a variant of the reply
+    before it (compared with the same reply); a reply of just `…` stands for more of the same and
+    is not compared. `{…}` stands for any object."""
+    request, replies, current = [], [], None
+    for number, text in block.lines:
+        stripped = text.strip()
+        if stripped.startswith("→"):
+            current = [number, stripped[1:].strip()]
+            replies.append(current)
+        elif current is not None:
+            current[1] += "\n" + text
+        else:
+            request.append(text)
+
+    def load(text, where):
+        text = re.sub(r"^with [^:{]*:\s*", "", text.strip())
+        text = text.replace("{…}", json.dumps(ANY))
+        try:
+            return json.loads(text)
+        except ValueError as error:
+            fail(where, "not JSON (after {…} → any): %s" % error)
+            return None
+
+    parsed_request = load("\n".join(request), block.where)
+    parsed_replies = [(number, load(text, "%s:%d" % (block.path, number)), text.startswith("with "))
+                      for number, text in replies if text.strip() != "…"]
+    return parsed_request, parsed_replies
+
+
+def shape_problems(doc, real, path="reply"):
+    """How REAL differs from the example DOC: a member the example shows that the reply lacks,
+    or holds a different kind of value; `ok`, `v`, `id`, and error codes and messages exactly."""
+    if doc == ANY:
+        return [] if isinstance(real, dict) else ["%s: an object, not %s" % (path, json.dumps(real)[:80])]
+    if isinstance(doc, dict):
+        if not isinstance(real, dict):
+            return ["%s: an object in the example, %s in the reply" % (path, json.dumps(real)[:80])]
+        problems = []
+        for key, value in doc.items():
+            if key not in real:
+                problems.append("%s.%s: in the example, not in the reply (it has %s)" % (path, key, ", ".join(sorted(real)) or "nothing"))
+            else:
+                problems += shape_problems(value, real[key], "%s.%s" % (path, key))
+        return problems
+    if isinstance(doc, list):
+        if not isinstance(real, list):
+            return ["%s: an array in the example, %s in the reply" % (path, json.dumps(real)[:80])]
+        if doc and not real:
+            return ["%s: the example shows elements, the reply has none" % path]
+        problems = []
+        for index, element in enumerate(doc):
+            # The element of the same id (channels) or event (history), else the first.
+            match = real[0]
+            for key in ("id", "event"):
+                if isinstance(element, dict) and key in element:
+                    match = next((r for r in real if isinstance(r, dict) and r.get(key) == element[key]), None)
+                    if match is None:
+                        return ["%s: no element with %s %s in the reply" % (path, key, json.dumps(element[key]))]
+                    break
+            problems += shape_problems(element, match, "%s[%d]" % (path, index))
+        return problems
+    exact = path.split(".")[-1] in ("v", "ok", "id", "code", "message", "accepted", "renewed", "unwatched")
+    if isinstance(doc, bool) or exact:
+        return [] if doc == real else ["%s: %s in the example, %s in the reply" % (path, json.dumps(doc), json.dumps(real))]
+    kinds = {str: "a string", int: "a number", float: "a number", type(None): "null"}
+    if kinds.get(type(doc)) != kinds.get(type(real)):
+        return ["%s: %s in the example, %s in the reply" % (path, kinds.get(type(doc)), json.dumps(real)[:80])]
+    return []
+
+
+def run_protocol_checks(blocks):
+    """Each example's request, sent as written to n1 of a plain 3-node cluster over one DEALER (so
+    a watch started by one example is the one the next renews); n1 first holds what the examples
+    show: a feed eu.prices, a follow prices of eu.prices that n2 feeds and that was recreated."""
+    try:
+        import zmq  # python3-zmq (deploy/lib/common.sh installs it)
+    except ImportError:
+        fail(blocks[0].where, "python3-zmq is missing: the protocol examples need it")
+        return
+    cluster = Cluster(3, ["--insecure"])
+    context = zmq.Context()
+    try:
+        for command in (["send", "n2", "set", "eu.prices", "42"], ["send", "n1", "follow", "prices", "eu.old"],
+                        ["wait", "n1", "--for", "keep=follow[prices]", "--timeout", "5s"],
+                        ["send", "n1", "follow", "prices", "eu.prices"],
+                        ["wait", "n1", "--for", "state=follows.prices.lastValue=42", "--timeout", "5s"]):
+            result = run([REXCTL, *command], cluster.root)
+            if result.returncode != 0:
+                raise RuntimeError("setting up the protocol examples: rexctl %s: %s" % (" ".join(command), result.stderr))
+        with open(cluster.cluster_file) as f:
+            control = next(n["control"] for n in json.load(f)["nodes"] if n["id"] == "n1")
+        socket_ = context.socket(zmq.DEALER)
+        socket_.setsockopt(zmq.LINGER, 0)
+        socket_.connect(control)
+
+        def receive(where):
+            if not socket_.poll(5000):
+                fail(where, "no reply within 5 s")
+                return None
+            return json.loads(socket_.recv_multipart()[-1])
+
+        for block in blocks:
+            request, replies = parse_exchange(block)
+            if request is None or any(reply is None for _, reply, _ in replies):
+                continue
+            socket_.send(json.dumps(request).encode())
+            real = None
+            for index, (number, doc, variant) in enumerate(replies or [(block.line, {"v": 1, "ok": True}, False)]):
+                where = "%s:%d" % (block.path, number)
+                if not variant:
+                    if index > 0:
+                        # A later reply is a watch's push: a change of the state alone (a feed's
+                        # value; its channel stays) makes one.
+                        run([REXCTL, "send", "n1", "set", "eu.prices", "v%d" % index], cluster.root)
+                    real = receive(where)
+                if real is None:
+                    break
+                problems = shape_problems(doc, real)
+                if problems:
+                    fail(where, "the reply to %s differs from the example: %s\n    reply: %s"
+                         % (json.dumps(request), "; ".join(problems[:6]), json.dumps(real)[:1500]))
+                else:
+                    note("%s: the reply to %s has every member the example shows" % (where, json.dumps(request)[:80]))
+        socket_.close()
+    finally:
+        context.term()
+        cluster.stop()
+
+
 # --- the module map ------------------------------------------------------------------------
 
 
@@ -633,7 +770,8 @@ def main():
     started = time.monotonic()
     paths = ["README.md"] + sorted(os.path.relpath(p, REPO) for p in glob.glob(os.path.join(REPO, "docs", "*.md")))
     blocks = read_blocks(paths)
-    kinds = {"rexctl-session", "cluster-file", "cluster-commands", "promql", "prometheus-config", "targets", "skip"}
+    kinds = {"rexctl-session", "cluster-file", "cluster-commands", "promql", "prometheus-config", "targets", "protocol-exchange",
+             "skip"}
     used_exceptions = set()
     for block in blocks:
         if block.kind is None:
@@ -677,6 +815,10 @@ def main():
             else:
                 continue
             counts[block.kind] = counts.get(block.kind, 0) + 1
+        exchange_blocks = [b for b in blocks if b.kind == "protocol-exchange" and wanted(b)]
+        if exchange_blocks:
+            run_protocol_checks(exchange_blocks)
+            counts["protocol-exchange"] = len(exchange_blocks)
         config_blocks = [b for b in blocks if b.kind == "prometheus-config" and wanted(b)]
         promql_blocks = [b for b in blocks if b.kind == "promql" and wanted(b)]
         if config_blocks or promql_blocks:
