@@ -149,6 +149,24 @@ def free_ports(count):
     raise SystemExit("no %d free loopback ports in 17000-31999" % count)
 
 
+def processes_naming(path):
+    """Live processes (not zombies) whose command line has the word PATH."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                words = f.read().split(b"\0")
+            with open("/proc/%s/stat" % entry) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if path.encode() in words and state not in ("Z", "X"):
+            found.append(int(entry))
+    return found
+
+
 class Cluster:
     """A cluster of `deploy/cluster.sh up N` in a directory of its own (its .deploy/ beside a
     link to deploy/, so commands written `deploy/cluster.sh …` run as written); `stop` takes
@@ -159,7 +177,11 @@ class Cluster:
         os.symlink(os.path.join(REPO, "deploy"), os.path.join(self.root, "deploy"))
         self.prometheus = False
         started = time.monotonic()
-        result = run([CLUSTER_SH, "up", str(nodes), *options], self.root, timeout=120)
+        try:
+            result = run([CLUSTER_SH, "up", str(nodes), *options], self.root, timeout=120)
+        except BaseException:  # a timeout, or SIGTERM/Ctrl-C while the nodes start
+            self.stop()
+            raise
         if result.returncode != 0:
             self.stop()
             raise RuntimeError("deploy/cluster.sh up %d failed:\n%s" % (nodes, result.stderr[-3000:]))
@@ -170,10 +192,10 @@ class Cluster:
         return os.path.join(self.root, ".deploy", "cluster.json")
 
     def start_prometheus(self, interval):
+        self.prometheus = True  # `down` is safe when none runs, and stops one cut short
         result = run([PROMETHEUS_SH, "up", interval], self.root, timeout=60)
         if result.returncode != 0:
             raise RuntimeError("deploy/prometheus.sh up failed:\n%s" % result.stderr[-3000:])
-        self.prometheus = True
         with open(os.path.join(self.root, ".deploy", "prometheus", "port")) as f:
             return "http://127.0.0.1:%s" % f.read().strip()
 
@@ -186,6 +208,17 @@ class Cluster:
             result = run([CLUSTER_SH, "down"], self.root)
             if result.returncode != 0:
                 fail("docs-check", "deploy/cluster.sh down failed: %s" % result.stderr[-500:])
+        # A node whose start was cut short (SIGTERM during `up`) may have no pid file for `down`:
+        # any process still naming this directory's cluster file is one started here.
+        leftovers = processes_naming(os.path.join(self.root, ".deploy", "cluster.json"))
+        for pid in leftovers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        deadline = time.monotonic() + 5
+        while processes_naming(os.path.join(self.root, ".deploy", "cluster.json")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -765,6 +798,8 @@ def check_targets(block):
 
 
 def main():
+    # A SIGTERM unwinds like Ctrl-C, so every cluster started so far is stopped (finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     show = "--show" in sys.argv[1:]
     only = [a for a in sys.argv[1:] if not a.startswith("-")]
     started = time.monotonic()
