@@ -2,7 +2,8 @@
 # The README's "test" command: installs what is missing, checks the format (swift-format lint),
 # builds and runs the unit tests (swift build --build-tests && swift test), the API docs
 # (deploy/docs.sh), the example package built against a tagged clone by version
-# (deploy/example.sh), then the end-to-end suite against a real
+# (deploy/example.sh), the examples of README.md and docs/ run against real nodes
+# (deploy/docs-check.sh), then the end-to-end suite against a real
 # multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
@@ -62,6 +63,7 @@ fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
 if [ -n "$unit" ]; then
     phase "example package (SwiftRex 0.1.0 by version, release)" "$DEPLOY_SCRIPTS_DIR/example.sh" || true
+    phase "README and docs/ examples (deploy/docs-check.sh)" "$DEPLOY_SCRIPTS_DIR/docs-check.sh" || true
 fi
 # The suite's closing line is repeated last, after the timing table, for whoever reads the end.
 e2e_result=$(mktemp)

@@ -7,8 +7,8 @@ import ZMQ
 ///
 /// Nothing here blocks the reactor or grows without bound: a connection may send at most
 /// ``maxRequestBytes`` before its head is complete (then it gets 400); at most
-/// ``maxConnections`` are kept, and a new one past that closes the oldest (the reactor has no
-/// timers, so this is how an idle connection loses its slot); at most ``maxConcurrentRenders``
+/// ``maxConnections`` are kept, and a new one past that closes the oldest (there is no idle
+/// timeout: an idle connection keeps its slot until a newer one needs it); at most ``maxConcurrentRenders``
 /// `/metrics` responses are built at once (then 503); every send is non-blocking, and a
 /// connection whose send would block is dropped. `/metrics` is sampled on the reactor (copies)
 /// and rendered off it, like the control `metrics` operation, from the same ``MetricsDocument``.
