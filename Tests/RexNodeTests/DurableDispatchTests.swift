@@ -224,8 +224,8 @@ private final class Harness: Sendable {
                 writer: sink, mode: mode, store: store, reactor: reactor, maxPending: maxPending,
                 maxPendingBytes: maxPendingBytes, nodeID: "d1", recovery: recovery)
             dispatch.answer = { _, _, action in
-                guard case .set(let topic, _) = action else { return }
-                answered.append(.accepted(topic))
+                // Only `set` actions are submitted here; the reply names the topic.
+                if case .set(let topic, _) = action { answered.append(.accepted(topic)) }
             }
             dispatch.refuse = { _, _, error in answered.append(.refused(error)) }
             return ReactorBound(dispatch, on: reactor)
