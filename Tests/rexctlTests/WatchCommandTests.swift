@@ -38,14 +38,25 @@ import Testing
     /// Against real nodes: the watch redraws when a channel appears, and a wait started before
     /// the change ends right after it.
     @Test func keepWatchRedrawsAndWaitEndsOnTheChange() async throws {
+        // The node logs each watch it registers (at debug): the change comes once both are.
+        let watchesStarted = DispatchSemaphore(value: 0)
+        let logger = NodeLogger(
+            nodeID: "n1", level: .debug, sink: { line in if line.contains("event=watch_started") { watchesStarted.signal() } })
         let node = try Node.start(
             NodeConfiguration(
                 id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
-                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error))
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error),
+            logger: logger)
         let options = ["--node", "n1=\(node.controlEndpoint)"]
-        async let watching = cli(["keep", "n1", "--watch", "--timeout", "1500ms"] + options)
-        async let waiting = cli(["wait", "n1", "--for", "keep=follow[late]", "--timeout", "5s"] + options)
-        try await Task.sleep(for: .milliseconds(500))
+        async let watching = cli(["keep", "n1", "--watch", "--timeout", "3s"] + options)
+        async let waiting = cli(["wait", "n1", "--for", "keep=follow[late]", "--timeout", "10s"] + options)
+        let bothWatching = await withCheckedContinuation { continuation in
+            Thread {
+                let deadline = DispatchTime.now() + .seconds(10)
+                continuation.resume(returning: (0..<2).allSatisfy { _ in watchesStarted.wait(timeout: deadline) == .success })
+            }.start()
+        }
+        #expect(bothWatching, "the watch and the wait were registered at the node")
         node.dispatch(.follow(name: "late", topic: "t", from: nil))
         let (watch, wait) = await (watching, waiting)
         #expect(wait.code == 0, "\(wait)")
