@@ -6,12 +6,13 @@ import ZMQ
 
 /// Starts a node on free loopback ports whose state moves only when a test acts: no peers (so
 /// no membership report moves a peer's status) and a short follow settle.
-func startQuietNode(_ id: String, limits: NodeLimits = NodeLimits()) throws -> Node {
+func startQuietNode(_ id: String, limits: NodeLimits = NodeLimits(), logger: NodeLogger? = nil) throws -> Node {
     try Node.start(
         NodeConfiguration(
             id: id, pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
             settings: NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: limits),
-            logLevel: .error))
+            logLevel: .error),
+        logger: logger)
 }
 
 /// A DEALER connected to a node's control endpoint, sending raw request text and returning

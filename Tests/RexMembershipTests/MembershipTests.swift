@@ -254,7 +254,7 @@ import Testing
         #expect(membership.pendingGossip == 0)
     }
 
-    @Test func aGracefulLeaveTellsTheFanoutAndStopsProbing() {
+    @Test func aGracefulLeaveTellsTheFanoutAndStopsProbing() throws {
         var membership = Self.machine(peers: (0..<20).map { "p\($0)" })
         var out: [MembershipDirective] = []
         membership.tick(now: .zero, into: &out)
@@ -273,7 +273,7 @@ import Testing
         membership.receive(
             Self.message(from: "p1", .ping(sequence: 5), gossip: [MemberUpdate(Member(id: "a", address: "addr-a", incarnation: 1))]),
             now: .seconds(1), into: &out)
-        guard case .send(let answer, _) = out.last else { return }
+        let answer = try #require(out.last.flatMap { if case .send(let message, _) = $0 { message } else { nil } }, "an answer to the ping")
         #expect(answer.body == .ack(sequence: 5))
         #expect(answer.gossip.first?.member.status == .left)
     }
@@ -337,7 +337,7 @@ import Testing
         #expect(notice.1.id == "b")
         #expect(notice.0.gossip.first == dead)
         // b refutes: its next message carries the higher incarnation.
-        guard var b = Membership(id: "b", address: "addr-b", incarnation: 2, seed: 3) else { return }
+        var b = try #require(Membership(id: "b", address: "addr-b", incarnation: 2, seed: 3))
         var bOut: [MembershipDirective] = []
         b.receive(notice.0, now: .zero, into: &bOut)
         #expect(b.me.incarnation == 3)

@@ -100,8 +100,7 @@ import Testing
         #expect(restored.follows["f1"]?.endpoint == "tcp://127.0.0.1:7109" && restored.follows["f2"]?.endpoint == "tcp://127.0.0.1:7103")
         #expect(restored.follows["f3"]?.endpoint == nil && restored.follows["f3"]?.from == "n2", "a removed peer resolves to nothing")
         #expect(restored.feeds == expected.feeds && restored.peers == expected.peers && restored.refused == 0)
-        // FollowsByPeer compares equal whatever it holds: compare what it holds.
-        #expect(restored.followsByPeer.all == expected.followsByPeer.all, "the from-peer index is kept as the reducer keeps it")
+        #expect(restored.followsByPeer == expected.followsByPeer, "the from-peer index is kept as the reducer keeps it")
         #expect(restored.followsByPeer["n9"].count == 60)
     }
 
@@ -247,7 +246,9 @@ import Testing
         #expect(message?.contains("in use by another process") == true)
     }
 
-    @Test func recovering100000FollowsTakesUnderTwoSeconds() async throws {
+    /// 100,000 follows come back, every one. How long it takes is a release figure: node log's
+    /// `recovered elapsed_ms`, printed by `deploy/e2e/crash_loop.py --big-restart 100000`.
+    @Test func recovering100000FollowsRestoresEveryOne() async throws {
         let dir = try Scratch()
         defer { dir.remove() }
         // Written without an fsync per commit (the setup, not what is measured).
@@ -257,16 +258,17 @@ import Testing
             (0..<100).map { chunk in
                 (0..<1000).map { .follow(name: "f\(chunk * 1000 + $0)", topic: "topic.\($0)", from: nil) }
             }, setup)
-        let (follows, elapsed) = try await onDisk {
-            let start = ContinuousClock.now
+        let (follows, actions) = try await onDisk {
             let journal = try NodeJournal(options: dir.options(), log: .quiet)
             let state = journal.state.restore(onto: NodeState(id: "n1"))
-            let elapsed = ContinuousClock.now - start
+            let actions = journal.report.snapshotEntries + journal.report.journalActions
             journal.close()
-            return (state.follows.count, elapsed)
+            return (state.follows, actions)
         }
-        #expect(follows == 100_000)
-        #expect(elapsed < .seconds(2), "recovery took \(elapsed)")
+        #expect(follows.count == 100_000)
+        #expect(follows["f0"]?.topic == "topic.0" && follows["f99999"]?.topic == "topic.999")
+        #expect(follows.values.allSatisfy { $0.restoredAtStart }, "every follow opens at once, without the settle")
+        #expect(actions == 100_000, "one snapshot entry or journaled action per follow: \(actions)")
     }
 
     // MARK: The writer: counters, and fail-stop after a write error

@@ -206,7 +206,7 @@ import Testing
             ])
         else { Issue.record("expected a run invocation"); return }
         #expect(configuration.durable == DurableOptions(directory: "/tmp/x", mode: .none, compactEveryActions: 10, compactEveryBytes: 4096))
-        guard case .run(let plain) = try NodeCommand.parse(["--id", "n1", "--data-dir", "/tmp/x"]) else { return }
+        let plain = try #require(try NodeCommand.parse(["--id", "n1", "--data-dir", "/tmp/x"]).runConfiguration)
         #expect(plain.durable?.mode == .batch)
         #expect(throws: NodeCommand.UsageError(message: "--durability takes none or batch (got 'always')")) {
             try NodeCommand.parse(["--id", "n1", "--data-dir", "/tmp/x", "--durability", "always"])

@@ -1,3 +1,4 @@
+import Foundation
 import RexControl
 import SharedTestSupport
 import Testing
@@ -69,5 +70,24 @@ import Testing
         #expect(state.follows["a"]?.endpoint == "tcp://127.0.0.1:7103")
         NodeFeature.reduce(.unfollow(name: "a"), &state)
         #expect(state.followsByPeer["n3"].count == 1_000 && state.followsByPeer.all.keys.sorted() == ["n3"])
+    }
+
+    /// The index is compared by `==` and not encoded: decoding rebuilds it from the follows, so a
+    /// decoded state equals the one encoded, and an index out of step makes two states unequal.
+    @Test func decodingRebuildsTheIndexAndEqualityComparesIt() throws {
+        var state = NodeState(id: "n1")
+        NodeFeature.reduce(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102"), &state)
+        NodeFeature.reduce(.follow(name: "a", topic: "t", from: "n2"), &state)
+        NodeFeature.reduce(.follow(name: "b", topic: "t", from: "n3"), &state)
+        NodeFeature.reduce(.follow(name: "c", topic: "t", from: nil), &state)
+        let decoded = try JSONDecoder().decode(NodeState.self, from: try JSONEncoder().encode(state))
+        #expect(decoded.followsByPeer.all == ["n2": ["a"], "n3": ["b"]])
+        #expect(decoded == state)
+        var stale = state
+        stale.followsByPeer.remove("a", from: "n2")
+        #expect(stale != state, "an index that lost a follow")
+        var bumped = state
+        bumped.revisions.follows &+= 1
+        #expect(bumped == state, "the change stamps are history, not content")
     }
 }

@@ -184,9 +184,10 @@ import ZMQ
         defer { rogue.close() }
         try rogue.sendFrame(announcing: 10 << 20, body: [1] + [UInt8](repeating: 0x61, count: 64 << 10))
         #expect(try await offPool { rogue.isClosedByPeer() }, "the node dropped the connection")
+        node.dispatch(.set(topic: "ok", value: "served"))
         let follower = try startNode("m2", peers: ["m1": node])
         follower.dispatch(.follow(name: "f", topic: "ok", from: nil))
-        #expect(await eventually(.seconds(30)) { node.publisherSubscriptions().contains("ok") })
+        #expect(await waitFor(follower) { $0.follows["f"]?.lastValue == "served" }, "another subscriber is served")
         #expect(!node.publisherSubscriptions().contains { $0.count > 1_000 }, "the large subscription never arrived")
         await follower.stop()
         await node.stop()

@@ -185,12 +185,9 @@ import Testing
     }
 
     @Test func metricsFlagParsesAndIsValidated() throws {
-        guard case .run(let configuration) = try NodeCommand.parse(["--id", "a", "--metrics", "tcp://127.0.0.1:9101"]) else {
-            Issue.record("expected a run")
-            return
-        }
+        let configuration = try #require(try NodeCommand.parse(["--id", "a", "--metrics", "tcp://127.0.0.1:9101"]).runConfiguration)
         #expect(configuration.metricsEndpoint == "tcp://127.0.0.1:9101")
-        guard case .run(let off) = try NodeCommand.parse(["--id", "a"]) else { return }
+        let off = try #require(try NodeCommand.parse(["--id", "a"]).runConfiguration)
         #expect(off.metricsEndpoint == nil, "off by default")
         #expect(throws: NodeCommand.UsageError.self) { try NodeCommand.parse(["--id", "a", "--metrics", "ipc:///tmp/x"]) }
         #expect(throws: NodeCommand.UsageError.self) {

@@ -58,7 +58,10 @@ import Testing
         await node.store.send(.set(topic: "a", value: "1")) { $0.feeds["a"] = Feed(value: "1") }
         await node.store.send(.set(topic: "b", value: "2")) { $0.feeds["b"] = Feed(value: "2") }
         await node.store.send(.follow(name: "f", topic: "t", from: nil)) { $0.follows["f"] = Follow(topic: "t") }
-        await node.store.send(.follow(name: "g", topic: "t", from: "n9")) { $0.follows["g"] = Follow(topic: "t", from: "n9") }
+        await node.store.send(.follow(name: "g", topic: "t", from: "n9")) {
+            $0.follows["g"] = Follow(topic: "t", from: "n9")
+            $0.followsByPeer.move("g", from: nil, to: "n9")
+        }
         #expect(await node.channelIDs() == ["feed[a]", "feed[b]", "follow[f]", "peer[n2]", "pub"])
         await node.store.send(.removePeer(id: "n2")) { $0.peers = [:] }
         await node.store.send(.unset(topic: "a")) { $0.feeds["a"] = nil }
@@ -211,7 +214,10 @@ import Testing
     /// A follow `from` a peer waits for that peer to be known, then owns a route to it alone.
     @Test func aFollowFromAPeerWaitsForThePeerThenOwnsADedicatedRoute() async {
         let node = await Harness.started()
-        await node.store.send(.follow(name: "d", topic: "d.topic", from: "n2")) { $0.follows["d"] = Follow(topic: "d.topic", from: "n2") }
+        await node.store.send(.follow(name: "d", topic: "d.topic", from: "n2")) {
+            $0.follows["d"] = Follow(topic: "d.topic", from: "n2")
+            $0.followsByPeer.move("d", from: nil, to: "n2")
+        }
         #expect(await node.channelIDs() == ["pub"], "no channel while n2 is unknown")
         await node.store.send(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102")) {
             $0.peers["n2"] = Peer(endpoint: "tcp://127.0.0.1:7102")
@@ -225,7 +231,10 @@ import Testing
         #expect(node.network.deliver([message], from: "tcp://127.0.0.1:9999") == 0, "another peer's message does not reach it")
         #expect(node.network.deliver([message], from: "tcp://127.0.0.1:7102") == 1)
         await node.store.receive(.received(name: "d", messages: [message])) { Self.accept(message, by: "d", count: 1, in: &$0) }
-        await node.store.send(.unfollow(name: "d")) { $0.follows = [:] }
+        await node.store.send(.unfollow(name: "d")) {
+            $0.follows = [:]
+            $0.followsByPeer = FollowsByPeer()
+        }
         #expect(node.network.events.last == .closeDedicated("tcp://127.0.0.1:7102", .exact("d.topic")))
         await node.store.finish(cancelChannels: true)
     }
@@ -244,6 +253,7 @@ import Testing
         await node.store.send(.follow(name: "m", topic: "m.topic", from: "n2")) {
             $0.follows["m"]!.from = "n2"
             $0.follows["m"]!.endpoint = "tcp://127.0.0.1:7102"
+            $0.followsByPeer.move("m", from: nil, to: "n2")
         }
         _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(50))
@@ -253,6 +263,7 @@ import Testing
         await node.store.send(.follow(name: "m", topic: "m.topic", from: nil)) {
             $0.follows["m"]!.from = nil
             $0.follows["m"]!.endpoint = nil
+            $0.followsByPeer.move("m", from: "n2", to: nil)
         }
         _ = await node.clock.waitForSleepers(1)
         node.clock.advance(by: .milliseconds(50))
@@ -274,6 +285,7 @@ import Testing
         #expect(node.network.deliver([Received(topic: "$hb.n2", sender: "n2", epoch: 4, sequence: 1, value: "")]) == 0)
         await node.store.send(.follow(name: "d", topic: "d.topic", from: "n2")) {
             $0.follows["d"] = Follow(topic: "d.topic", from: "n2", endpoint: "tcp://127.0.0.1:7102")
+            $0.followsByPeer.move("d", from: nil, to: "n2")
         }
         await node.store.send(Self.report("n2", .alive, incarnation: 1, atMs: 100)) { Self.apply(.alive, 1, atMs: 100, to: "n2", in: &$0) }
         await node.store.send(Self.report("n2", .suspect, incarnation: 1, atMs: 200)) {

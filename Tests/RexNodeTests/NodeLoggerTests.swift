@@ -90,12 +90,9 @@ import Testing
     }
 
     @Test func commandLineTakesLogFormat() throws {
-        guard case .run(let configuration) = try NodeCommand.parse(["--id", "n1", "--log-format", "json"]) else {
-            Issue.record("expected a run invocation")
-            return
-        }
+        let configuration = try #require(try NodeCommand.parse(["--id", "n1", "--log-format", "json"]).runConfiguration)
         #expect(configuration.logFormat == .json)
-        guard case .run(let plain) = try NodeCommand.parse(["--id", "n1"]) else { return }
+        let plain = try #require(try NodeCommand.parse(["--id", "n1"]).runConfiguration)
         #expect(plain.logFormat == .text)
         #expect(throws: NodeCommand.UsageError(message: "--log-format takes text or json (got 'yaml')")) {
             try NodeCommand.parse(["--id", "n1", "--log-format", "yaml"])

@@ -31,9 +31,10 @@ import ZMQ
         }
     }
 
-    /// What a reader received, in order.
+    /// What a reader received, in order; each message is also signalled.
     private final class Received: Sendable {
         let messages = Mutex<[String]>([])
+        let arrivals = Arrivals()
     }
 
     private func start(_ reactor: Reactor, context: ZMQContext, name: String, received: Received) throws -> ReactorBound<Pair> {
@@ -43,6 +44,7 @@ import ZMQ
                 while let frames = try? pair.receiver.tryReceiveMultipart() {
                     let text = String(decoding: frames.first ?? [], as: UTF8.self)
                     received.messages.withLock { $0.append(text) }
+                    received.arrivals.signal()
                 }
             }
             return ReactorBound(pair, on: reactor)
@@ -62,7 +64,7 @@ import ZMQ
         for index in 1...3 {
             // One job per message: the reactor is back in its poll before the next send.
             reactor.execute { _ = try? pair.value.sender.send("m\(index)") }
-            #expect(await eventually { received.messages.withLock { $0.count } == index }, "message \(index) delivered")
+            #expect(await received.arrivals.wait(), "message \(index) delivered")
         }
         #expect(received.messages.withLock { $0 } == ["m1", "m2", "m3"])
     }
@@ -94,7 +96,8 @@ import ZMQ
         #expect(sawReadable.withLock { $0 }, "ZMQ_EVENTS reported the message")
         #expect(descriptorQuiet.withLock { $0 }, "the set-up consumed the descriptor's signal, as the test needs")
         // Well within the reactor's 1 s idle wake: the message is seen before the loop blocks.
-        #expect(await eventually(.milliseconds(500)) { received.messages.withLock { $0 } == ["edge"] })
+        #expect(await received.arrivals.wait(timeout: .milliseconds(500)))
+        #expect(received.messages.withLock { $0 } == ["edge"])
     }
 
     @Test func aSocketClosedWithoutRemovingItsReaderDoesNotStopTheLoop() async throws {

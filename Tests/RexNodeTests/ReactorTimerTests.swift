@@ -13,6 +13,7 @@ import Testing
         let reactor = Reactor(name: "reactor-timer-test")
         defer { reactor.stop() }
         let fired = Mutex<[(label: String, onReactor: Bool, late: Duration)]>([])
+        let firings = Arrivals()
         try reactor.sync {
             let start = ContinuousClock.now
             for (label, ms) in [("c", 60), ("a", 20), ("b", 40)] {
@@ -20,12 +21,13 @@ import Testing
                 _ = reactor.schedule(at: deadline) {
                     let entry = (label, reactor.isCurrent, deadline.duration(to: .now))
                     fired.withLock { $0.append(entry) }
+                    firings.signal()
                 }
             }
             let cancelled = reactor.schedule(at: start + .milliseconds(30)) { fired.withLock { $0.append(("cancelled", true, .zero)) } }
             reactor.cancelTimer(cancelled)
         }
-        #expect(await eventually { fired.withLock { $0.count } == 3 }, "the three timers fired")
+        #expect(await firings.wait(for: 3), "the three timers fired")
         let log = fired.withLock { $0 }
         #expect(log.map(\.label) == ["a", "b", "c"])
         #expect(log.allSatisfy { $0.onReactor && $0.late >= .zero }, "\(log)")
@@ -43,16 +45,18 @@ import Testing
         let reactor = Reactor(name: "reactor-timer-chain")
         defer { reactor.stop() }
         let count = Mutex(0)
+        let tenth = Arrivals()
         @Sendable func arm() {
             _ = reactor.schedule(at: .now + .milliseconds(2)) {
                 let total = count.withLock { value -> Int in
                     value += 1
                     return value
                 }
-                if total < 10 { arm() }
+                if total < 10 { arm() } else { tenth.signal() }
             }
         }
         try reactor.sync { arm() }
-        #expect(await eventually { count.withLock { $0 } == 10 }, "ten chained ticks")
+        #expect(await tenth.wait(), "ten chained ticks")
+        #expect(count.withLock { $0 } == 10)
     }
 }

@@ -176,7 +176,7 @@ import ZMQ
         #expect(security.members.map(\.id) == ["n1", "n2"])
         #expect(security.operators.operators.map(\.name) == ["admin"])
         // --insecure: plain, as asked.
-        guard case .run(let plain) = try NodeCommand.parse(["--cluster", cluster, "--id", "n1", "--insecure"]) else { return }
+        let plain = try #require(try NodeCommand.parse(["--cluster", cluster, "--id", "n1", "--insecure"]).runConfiguration)
         #expect(plain.security == nil && plain.insecure)
     }
 
@@ -222,7 +222,7 @@ import ZMQ
             #expect(error.message.contains("node n2 in the cluster file"), "\(error.message)")
         }
         // The keyless node itself runs plain (its entry has no key), on loopback.
-        guard case .run(let plain) = try NodeCommand.parse(["--cluster", cluster, "--id", "n2"]) else { return }
+        let plain = try #require(try NodeCommand.parse(["--cluster", cluster, "--id", "n2"]).runConfiguration)
         #expect(plain.security == nil)
     }
 }

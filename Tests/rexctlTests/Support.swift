@@ -201,14 +201,14 @@ func document<Document: Decodable>(_ type: Document.Type, _ text: String) throws
 /// A metrics document with every counter 0 but those given.
 func metricsDocument(
     histogram: [(edge: Int, count: Int)] = [], opens: Int = 0, cancels: Int = 0, live: Int = 0,
-    depth: Int = 0, fds: Int = 0
+    liveByKind: [String: Int]? = nil, depth: Int = 0, fds: Int = 0
 ) -> MetricsDocument {
     MetricsDocument(
         uptimeMs: 0,
         reconcile: .init(
             cycles: 0, changedCycles: 0, lastMs: 0, maxMs: 0, buildMs: 0, diffMs: 0, p50Ms: 0, p99Ms: 0,
             histogram: histogram.map { .init(upperEdgeNanoseconds: $0.edge, count: $0.count) }),
-        channels: .init(opens: opens, cancels: cancels, recreates: 0, live: live),
+        channels: .init(opens: opens, cancels: cancels, recreates: 0, live: live, liveByKind: liveByKind),
         messages: .init(
             published: 0, received: 0, malformed: 0, oversized: 0, gaps: 0, duplicates: 0,
             reordered: 0, restarts: 0, evicted: 0),

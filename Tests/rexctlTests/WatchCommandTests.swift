@@ -37,22 +37,57 @@ import Testing
 
     /// Against real nodes: the watch redraws when a channel appears, and a wait started before
     /// the change ends right after it.
+    /// Standard output that signals its first write: the watch's first draw.
+    final class DrawSignallingOutput: TextOutput, @unchecked Sendable {
+        // @unchecked Sendable: written only by the rexctl thread that runs the watch; `text` is
+        // read after that thread has returned (the test awaits it), `drawn` is a semaphore.
+        let drawn = DispatchSemaphore(value: 0)
+        private(set) var text = ""
+        var isTerminal: Bool { false }
+
+        func write(_ text: String) {
+            if self.text.isEmpty { drawn.signal() }
+            self.text += text
+        }
+    }
+
     @Test func keepWatchRedrawsAndWaitEndsOnTheChange() async throws {
+        // The change comes once the node registered both watches (it logs each, at debug) and
+        // the watch drew the keep set it was first sent.
+        let watchesStarted = DispatchSemaphore(value: 0)
+        let logger = NodeLogger(
+            nodeID: "n1", level: .debug, sink: { line in if line.contains("event=watch_started") { watchesStarted.signal() } })
         let node = try Node.start(
             NodeConfiguration(
                 id: "n1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
-                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error))
+                settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error),
+            logger: logger)
         let options = ["--node", "n1=\(node.controlEndpoint)"]
-        async let watching = cli(["keep", "n1", "--watch", "--timeout", "1500ms"] + options)
-        async let waiting = cli(["wait", "n1", "--for", "keep=follow[late]", "--timeout", "5s"] + options)
-        try await Task.sleep(for: .milliseconds(500))
+        let watchOutput = DrawSignallingOutput()
+        async let watchCode = withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    returning: RexCtl.main(
+                        arguments: ["keep", "n1", "--watch", "--timeout", "3s"] + options, environment: emptyEnvironment,
+                        stdout: watchOutput, stderr: BufferOutput()))
+            }.start()
+        }
+        async let waiting = cli(["wait", "n1", "--for", "keep=follow[late]", "--timeout", "10s"] + options)
+        let ready = await withCheckedContinuation { continuation in
+            Thread {
+                let deadline = DispatchTime.now() + .seconds(10)
+                let registered = (0..<2).allSatisfy { _ in watchesStarted.wait(timeout: deadline) == .success }
+                continuation.resume(returning: registered && watchOutput.drawn.wait(timeout: deadline) == .success)
+            }.start()
+        }
+        #expect(ready, "the watch and the wait were registered at the node, and the watch drew its first keep set")
         node.dispatch(.follow(name: "late", topic: "t", from: nil))
-        let (watch, wait) = await (watching, waiting)
+        let (code, wait) = await (watchCode, waiting)
         #expect(wait.code == 0, "\(wait)")
         #expect(wait.stdout.hasPrefix("n1: keep=follow[late] holds (after "), "\(wait)")
-        #expect(watch.code == 0, "\(watch)")
-        let draws = watch.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("ID ") }
-        #expect(draws.count >= 2, "\(watch.stdout)")
+        #expect(code == 0, "\(watchOutput.text)")
+        let draws = watchOutput.text.components(separatedBy: "\n\n").filter { $0.hasPrefix("ID ") }
+        #expect(draws.count >= 2, "\(watchOutput.text)")
         #expect(draws.first.map { !$0.contains("follow[late]") } == true)
         #expect(draws.last?.contains("follow[late]") == true)
         await node.stop()

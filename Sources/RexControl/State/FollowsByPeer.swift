@@ -3,13 +3,19 @@
 /// without scanning every follow (an O(F) walk per status change: 100,000 follows and SWIM's
 /// churn made it the reducer's largest cost per report).
 ///
-/// Derived data, like `SuperviseRevisions`: not encoded (a decoded state has an empty index; a
-/// node builds its state through its reducer, a restore included), and any two compare equal, so
-/// two states with the same follows are equal whatever order built them.
+/// Derived data: not encoded (a decoded state rebuilds it from its follows). Two indexes compare
+/// by what they hold, so two states with the same follows, each kept by the reducer, are equal
+/// whatever order built them, and a state whose index is out of step with its follows is not
+/// equal to one whose index is right.
 public struct FollowsByPeer: Sendable, Equatable {
     private var names: [String: Set<String>] = [:]
 
     public init() {}
+
+    /// The index of `follows`, built in one pass.
+    public init(indexing follows: [String: Follow]) {
+        for (name, follow) in follows { move(name, from: nil, to: follow.from) }
+    }
 
     /// The follows `from` `peer` (empty for a peer nobody follows from).
     public subscript(peer: String) -> Set<String> { names[peer] ?? [] }
@@ -29,6 +35,4 @@ public struct FollowsByPeer: Sendable, Equatable {
         guard let peer, names[peer]?.remove(name) != nil, names[peer]?.isEmpty == true else { return }
         names[peer] = nil
     }
-
-    public static func == (lhs: FollowsByPeer, rhs: FollowsByPeer) -> Bool { true }
 }

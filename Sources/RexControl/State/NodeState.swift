@@ -15,10 +15,11 @@ public struct NodeState: Codable, Sendable, Equatable {
     /// Operator actions the reducer dropped at a limit of `settings.limits` (the control
     /// endpoint refuses them before they are queued; this counts the ones that raced it).
     public var refused: Int = 0
-    /// Change stamps for the node's memoised supervise (not data: not encoded, never unequal).
+    /// Change stamps for the node's memoised supervise (history, not data: not encoded, and not
+    /// compared by `==`).
     public var revisions = SuperviseRevisions()
-    /// The follows by their `from` peer, kept by the node's reducer (derived: not encoded, never
-    /// unequal).
+    /// The follows by their `from` peer, kept by the node's reducer (derived from `follows`: not
+    /// encoded, rebuilt by decoding, compared by `==`).
     public var followsByPeer = FollowsByPeer()
 
     public init(id: String, settings: NodeSettings = NodeSettings(), peers: [String: Peer] = [:]) {
@@ -32,15 +33,41 @@ public struct NodeState: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, settings, feeds, follows, peers, nowMs, refused
     }
+
+    /// The encoded fields, and the from-peer index rebuilt from the follows (a decoded state
+    /// re-resolves a peer's follows as the reducer's would). The revisions start at zero.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        settings = try container.decode(NodeSettings.self, forKey: .settings)
+        feeds = try container.decode([String: Feed].self, forKey: .feeds)
+        follows = try container.decode([String: Follow].self, forKey: .follows)
+        peers = try container.decode([String: Peer].self, forKey: .peers)
+        nowMs = try container.decode(Int.self, forKey: .nowMs)
+        refused = try container.decode(Int.self, forKey: .refused)
+        followsByPeer = FollowsByPeer(indexing: follows)
+    }
+
+    /// Equal content: every field but `revisions`. The revisions are change stamps, a count of
+    /// the reducer's past changes: two states with the same content but built by different
+    /// sequences of actions (a restart against the run before it, a test's expected state
+    /// against the store's) differ there and are still the same state. The derived
+    /// `followsByPeer` is compared, so an index out of step with its follows shows as a
+    /// difference.
+    public static func == (lhs: NodeState, rhs: NodeState) -> Bool {
+        lhs.id == rhs.id && lhs.settings == rhs.settings && lhs.feeds == rhs.feeds && lhs.follows == rhs.follows
+            && lhs.peers == rhs.peers && lhs.nowMs == rhs.nowMs && lhs.refused == rhs.refused
+            && lhs.followsByPeer == rhs.followsByPeer
+    }
 }
 
 /// Numbers the node's reducer bumps whenever it changes what a group of channels reads, so the
 /// node's supervise compares one number per group instead of re-deriving the group's channels
 /// after every membership report or received message (which change counters, never a channel).
 ///
-/// A change stamp, not data: it is not encoded, and any two compare equal, so two states with the
-/// same content are equal whatever their history (the memo reads the numbers themselves).
-public struct SuperviseRevisions: Sendable, Equatable {
+/// A change stamp, not data: it is not encoded, and `NodeState`'s `==` leaves it out (the memo
+/// reads the numbers themselves).
+public struct SuperviseRevisions: Sendable {
     /// A follow was added, removed, re-targeted or had its endpoint resolved anew.
     public var follows: UInt64 = 0
     /// A peer was added, removed or moved to another endpoint.
@@ -50,8 +77,6 @@ public struct SuperviseRevisions: Sendable, Equatable {
     public var followChanges = KeyChangeLog(capacity: 16_384)
 
     public init() {}
-
-    public static func == (lhs: SuperviseRevisions, rhs: SuperviseRevisions) -> Bool { true }
 }
 
 /// A value this node publishes under a topic.

@@ -81,7 +81,7 @@ public final class Node: Sendable {
                 durable = opened
             } catch {
                 reactor.stop()
-                try? context.terminate(timeout: .seconds(1))
+                terminate(context, afterFailedStart: log)
                 throw NodeError(.unusableState, error.message)
             }
         } else {
@@ -204,13 +204,24 @@ public final class Node: Sendable {
         } catch let error as ZMQError {
             durable?.close()
             reactor.stop()
-            try? context.terminate(timeout: .seconds(1))
+            terminate(context, afterFailedStart: log)
             throw NodeError(.socketFailure, error.description)
         } catch {
             durable?.close()
             reactor.stop()
-            try? context.terminate(timeout: .seconds(1))
+            terminate(context, afterFailedStart: log)
             throw NodeError(.socketFailure, "\(error)")
+        }
+    }
+
+    /// Terminates the context of a start that failed. Everything the start opened is closed by
+    /// then, so a socket still open is a leak: it is logged (as `stop` logs one), not swallowed,
+    /// and the context is left to its deinit.
+    private static func terminate(_ context: ZMQContext, afterFailedStart log: NodeLogger) {
+        do {
+            try context.terminate(timeout: .seconds(1))
+        } catch {
+            log.error("context_terminate_failed", ["error": "\(error)"])
         }
     }
 

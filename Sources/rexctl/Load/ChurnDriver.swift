@@ -285,7 +285,17 @@ final class ChurnDriver {
         return counts
     }
 
-    /// Checks the leak invariant of one node at one sample; returns the violations.
+    /// The sum of `values`, or nil when one of them or the sum is not exact in JSON.
+    static func exactSum(_ values: some Sequence<Int>) -> Int? {
+        var sum = 0
+        for value in values {
+            guard let exact = Formatting.exact(value), let next = Formatting.exact(sum + exact) else { return nil }
+            sum = next
+        }
+        return sum
+    }
+
+    /// Checks the leak invariants of one node at one sample; returns the violations.
     func check(node n: Int, sample: String, metrics: MetricsDocument?, keep: KeepDocument?) -> (ChurnNodeSample, [ChurnViolation]) {
         let counts = ChurnDriver.counts(keep)
         var violations: [ChurnViolation] = []
@@ -297,15 +307,16 @@ final class ChurnDriver {
                         "keep counters opens \(counts.opens) − cancels \(counts.cancels) = \(counts.opens - counts.cancels), "
                         + "but the keep set has \(counts.live) live channels"))
         }
+        // The metrics' `live` is the engine's opens − cancels; its kinds are counted apart, per
+        // class, so a channel of no kind or a kind's count that missed an open or a cancel shows.
         let channels = metrics?.channels
-        if let opens = channels.flatMap({ Formatting.exact($0.opens) }), let cancels = channels.flatMap({ Formatting.exact($0.cancels) }),
-            let live = channels.flatMap({ Formatting.exact($0.live) }), opens - cancels != live
+        if let live = channels.flatMap({ Formatting.exact($0.live) }), let byKind = channels?.liveByKind,
+            let sum = ChurnDriver.exactSum(byKind.values), sum != live
         {
             violations.append(
                 ChurnViolation(
                     node: nodes[n].id, sample: sample,
-                    message:
-                        "metrics channels.opens \(opens) − channels.cancels \(cancels) = \(opens - cancels), but channels.live is \(live)"))
+                    message: "metrics channels.liveByKind sums to \(sum), but channels.live is \(live)"))
         }
         let sampleValue = ChurnNodeSample(
             live: counts.live, settling: counts.settling, churnFollows: counts.churnFollows,
