@@ -112,11 +112,14 @@ import ZMQ
         #expect(await waitFor(n2) { $0.peers["s1"]?.membership == .alive }, "the membership still has s1 alive")
 
         // The stalled subscriber reads at last: what its queue held, then (one more message
-        // published per round until one gets through) a later message of the topic.
+        // published per round until one gets through) a later message of the topic. Its backlog
+        // (socket buffers behind a 10-message queue) comes in a few messages per round, so the
+        // rounds are bounded by a safety deadline, not by a count.
         let poller = ZMQPoller(capacity: 1)
         try poller.register(stalled)
         var sequences: [UInt64] = []
-        for _ in 0..<100 where (sequences.last ?? 0) <= UInt64(sent) {
+        let safetyDeadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while (sequences.last ?? 0) <= UInt64(sent), ContinuousClock.now < safetyDeadline {
             for _ in 0..<100_000 {
                 guard let frames = try stalled.tryReceiveMultipart() else { break }
                 if let sequence = Self.sequence(of: "load", in: frames) { sequences.append(sequence) }
