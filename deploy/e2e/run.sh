@@ -6,7 +6,8 @@
 #
 # The NN_hostile_*.sh scenarios each start a fresh cluster of their own (same state dir) and
 # attack it with a rogue peer (rogue.py, helpers in hostile_lib.sh); they print one RESULT line
-# each and a table at the end. 90_down stays last. A scenario exiting 77 counts as skipped.
+# each and a table at the end. 90_down stays last. A scenario exiting 77 counts as skipped, and
+# under CI (CI=true) as failed: there a check that cannot run is a failed check.
 #
 #   deploy/e2e/run.sh [SCENARIO…]      e.g. deploy/e2e/run.sh 01_up 02_follow
 #                                      or a glob: deploy/e2e/run.sh '*_hostile_*'
@@ -97,9 +98,13 @@ for file in "${scenarios[@]}"; do
     if [ "$status" -eq 0 ]; then
         passed=$((passed + 1))
         ok "PASS $name ($elapsed ms)"
-    elif [ "$status" -eq 77 ]; then
+    elif [ "$status" -eq 77 ] && ! in_ci; then
         skipped=$((skipped + 1))
         warn "SKIP $name ($elapsed ms)"
+    elif [ "$status" -eq 77 ]; then
+        failed=$((failed + 1))
+        failures+=("$name")
+        error "FAIL $name ($elapsed ms): it skipped itself (exit 77, reason above), and under CI=true a skipped check is a failed one"
     else
         failed=$((failed + 1))
         failures+=("$name")

@@ -53,6 +53,17 @@ set_state_dir() {
 }
 set_state_dir "${REX_DEPLOY_DIR:-$REPO_ROOT/.deploy}"
 
+# --- CI ----------------------------------------------------------------------------------------
+
+# True under CI (CI=true, as CI services set it): there a check that cannot run is a failed
+# check, never a skip.
+in_ci() {
+    case "${CI:-}" in
+    true | TRUE | True | 1) return 0 ;;
+    *) return 1 ;;
+    esac
+}
+
 # --- system packages ---------------------------------------------------------------------------
 
 # Installs the Debian packages the project needs when any is missing: apt-get when root, else

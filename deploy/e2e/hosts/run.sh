@@ -7,7 +7,9 @@
 # Closes with "HOSTS: N passed, M failed".
 #
 # Where network namespaces cannot be made (not root, no CAP_SYS_ADMIN, no /run/netns) the suite
-# is skipped with a warning and exits 0; anything else missing is a failure.
+# is skipped with a warning and exits 0 — except under CI (CI=true), where a skipped check is a
+# failed one: it exits 1. Anything else missing is a failure, and so is a scenario that skips
+# itself (exit 77) under CI.
 #
 #   deploy/e2e/hosts/run.sh [SCENARIO…]    e.g. deploy/e2e/hosts/run.sh 02_partition, or a glob
 #
@@ -118,12 +120,18 @@ finish() {
 select_scenarios "$DEPLOY_SCRIPTS_DIR/e2e/hosts/tests" "$@"
 
 if ! why=$(can_make_namespaces); then
+    { mkdir -p "$HOSTS_DIR" && rm -f "$HOSTS_RESULTS_JSONL" && write_results "$why"; } 2>/dev/null \
+        || warn "could not write ${RESULTS_JSON#"$PWD"/}"
+    if in_ci; then
+        error "the multi-host suite cannot run: network namespaces cannot be made here ($why)."
+        error "Under CI=true a skipped check is a failed check: run CI as root with CAP_SYS_ADMIN."
+        echo "HOSTS: 0 passed, ${#scenarios[@]} failed (not run: $why)"
+        exit 1
+    fi
     warn "=================================================================================="
     warn "SKIPPING the multi-host suite: network namespaces cannot be made here ($why)."
     warn "Nothing about partitions, loss, slow links or host restarts was tested."
     warn "=================================================================================="
-    { mkdir -p "$HOSTS_DIR" && rm -f "$HOSTS_RESULTS_JSONL" && write_results "$why"; } 2>/dev/null \
-        || warn "could not write ${RESULTS_JSON#"$PWD"/}"
     echo "HOSTS: 0 passed, 0 failed, ${#scenarios[@]} skipped"
     exit 0
 fi
@@ -174,9 +182,13 @@ for file in "${scenarios[@]}"; do
     if [ "$status" -eq 0 ]; then
         passed=$((passed + 1))
         ok "PASS $name ($elapsed ms)"
-    elif [ "$status" -eq 77 ]; then
+    elif [ "$status" -eq 77 ] && ! in_ci; then
         skipped=$((skipped + 1))
         warn "SKIP $name ($elapsed ms)"
+    elif [ "$status" -eq 77 ]; then
+        failed=$((failed + 1))
+        failures+=("$name")
+        error "FAIL $name ($elapsed ms): it skipped itself (exit 77, reason above), and under CI=true a skipped check is a failed one"
     else
         failed=$((failed + 1))
         failures+=("$name")

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Every node serves HTTP metrics where the cluster file says: /healthz answers "ok", /metrics is
 # valid Prometheus text (`promtool check metrics`, lint included) with the node's own id and its
-# peers alive, an unknown path is 404. Skips loudly when no promtool can be had.
+# peers alive, an unknown path is 404. Skips loudly when no promtool can be had (under CI=true
+# deploy/e2e/run.sh counts that skip as a failure).
 
 promtool=$(ensure_promtool) || {
     warn "SKIPPING 18_metrics: no promtool (Debian's prometheus package could not be fetched)"

@@ -3,7 +3,8 @@
 # its HTTP API reports `up == 1` for all three targets, and the follower's
 # rate(rexnode_messages_received_total) rises well past its idle baseline while n1
 # publishes (rexctl send --count/--rate). The server is stopped and its dir removed on any exit.
-# Skips loudly when no prometheus binary can be had.
+# Skips loudly when no prometheus binary can be had (under CI=true deploy/e2e/run.sh counts that
+# skip as a failure).
 
 PROMETHEUS_SH="$DEPLOY_SCRIPTS_DIR/prometheus.sh"
 prometheus=$(ensure_prometheus) || {
