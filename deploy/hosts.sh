@@ -350,17 +350,20 @@ wait_ready() {
         want=answer
         shift
     fi
-    local hosts=("$@") host state pending deadline
+    local hosts=("$@") host state pending deadline pid
     local -A states=()
     deadline=$(($(now_ms) + UP_TIMEOUT * 1000))
     while :; do
         checkpoint
         for host in "${hosts[@]}"; do
-            node_running "$host" || {
-                error "$host's node exited while starting"
-                log_tail "$host"
-                return 1
-            }
+            node_running "$host" && continue
+            # Not the node in its namespace yet, but still running: setsid, then `ip netns exec`,
+            # exec in turn before rexnode does (on a busy machine that can take a while).
+            pid=$(pid_of "$host")
+            [ -n "$pid" ] && pid_alive "$pid" && continue
+            error "$host's node exited while starting"
+            log_tail "$host"
+            return 1
         done
         states=()
         while read -r host state; do states[$host]=$state; done < <(rexctl -o json nodes --timeout 500ms 2>/dev/null | readiness)
