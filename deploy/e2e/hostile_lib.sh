@@ -10,9 +10,12 @@
 #                                a failed precondition (exit 3) fails the scenario at once
 #   hostile_check_* / hostile_note   checks that record a failure instead of exiting, so every
 #                                measurement is still taken and printed
-#   hostile_verdict [--return]   every node alive, each attacked node answers ping within the
-#                                limit, its peak RSS is under budget (and, with --return, its RSS
-#                                gets back near its baseline); fails with every reason at once
+#   hostile_verdict [--no-return WHY]
+#                                every node alive, each attacked node answers ping within the
+#                                limit, its peak RSS is under budget and its RSS gets back to
+#                                within HOSTILE_RETURN_MIB of its baseline (--no-return: not
+#                                expected, WHY printed: the attack left state the node keeps);
+#                                fails with every reason at once
 #
 # On exit (pass or fail) the trap stops the rogues it started, prints one result line —
 # scenario, peak RSS MiB, after RSS MiB, ping ms, seconds, PASS/FAIL and why — appends it to
@@ -25,8 +28,8 @@
 #                         HOSTILE_RSS_MIB_<NAME>, e.g. HOSTILE_RSS_MIB_SLOW_SUBSCRIBER=512
 #   HOSTILE_PING_MS       control ping round-trip limit (default 100)
 #   HOSTILE_PING_TRIES    timing tries (default 5; a missing reply fails at once)
-#   HOSTILE_RETURN_MIB    with --return: how far above its baseline the RSS may stay (default 64)
-#   HOSTILE_RETURN_S      with --return: how long it gets to come down (default 10)
+#   HOSTILE_RETURN_MIB    how far above its baseline the RSS may stay after the attack (default 64)
+#   HOSTILE_RETURN_S      how long it gets to come down (default 10)
 #   HOSTILE_HEAVY=1       also run the heavy scenarios (100,000 follows)
 
 ROGUE_PYTHON=/usr/bin/python3
@@ -252,15 +255,19 @@ hostile_check_delivery() {
     hostile_note "$from no longer delivers to $to: a follow of $topic got nothing in 3 tries"
 }
 
-# hostile_verdict [--return] [--delivery FROM:TO]: the common assertions — each attacked node
-# answers a timed ping, every node is alive, the attacked nodes' peak RSS is under budget; with
-# --return their RSS comes back near baseline; with --delivery FROM still delivers to TO — then
-# fails with every recorded reason.
+# hostile_verdict [--no-return WHY] [--delivery FROM:TO]: the common assertions — each attacked
+# node answers a timed ping, every node is alive, the attacked nodes' peak RSS is under budget and
+# their RSS comes back near baseline (unless --no-return, whose WHY is printed); with --delivery
+# FROM still delivers to TO — then fails with every recorded reason.
 hostile_verdict() {
-    local id back='' delivery=''
+    local id back=1 delivery=''
     while [ $# -gt 0 ]; do
         case $1 in
-        --return) back=1 ;;
+        --no-return)
+            back=''
+            step "RSS not expected back near its baseline: $2"
+            shift
+            ;;
         --delivery)
             delivery=$2
             shift

@@ -46,4 +46,4 @@ for id in n2 n3; do
 done
 : >"$H_TMP/slow.stop"
 until_true 5 test -s "$H_TMP/slow.out" || warn "the rogue subscriber did not stop within 5 s"
-hostile_verdict --return
+hostile_verdict
