@@ -1,27 +1,41 @@
 # shellcheck shell=bash
 # 20 % random loss on h5's packets to and from the other hosts, both ways, for
 # HOSTS_LOSS_SECONDS (15 s, half the issue's 30 s to keep CI short), while h1 publishes 500
-# messages/s to h5 and h2 and h5 publishes 500/s to h3. No node crashes; membership between the
-# hosts the loss does not touch never leaves alive. Pairs with h5 do flap: a lost segment stalls
-# a TCP stream for at least its 200 ms minimum retransmission timeout (2 protocol periods), and a
-# stream that carries only probes has too few segments for fast retransmit, so each lost
-# retransmission doubles the stall (0.2, 0.4, 0.8 … s): one pair can look gone for seconds.
-# Bounds: each pair with h5 leaves alive at most FLAP_BOUND_PER_S times a second (seen: up to
-# 1/s); together they are not alive at most NOT_ALIVE_BOUND_PCT % of the time (seen: 10–21 %;
-# the worst single pair, up to 88 %, is recorded). Throughput is recorded. Within
-# CONVERGE_BOUND_S of the loss ending every follow is at its publisher's last message (a stream
-# deep in backoff waits for its next retransmission: seen up to 12.8 s) with lost = gaps, and
-# sockets and live channels are back at their baseline, fds at most at it and RSS within 16 MiB
-# of it, within BASELINE_BOUND_S more (20 s, the time printed). Two CI runs on a quiet machine
-# failed the old check (10 s, fds equal), and the second showed why: its baseline had one fd more
-# on two hosts than they settled at (a connection being remade when it was taken).
+# messages/s to h5 and h2 and h5 publishes 500/s to h3. Asserted: no node crashes; during the
+# loss each pair with h5 leaves alive at most PAIR_LEFT_BOUND times (twice a second; the worst
+# pair counts), and the 8 pairs with h5 are together not alive at most NOT_ALIVE_BOUND_PCT % of
+# the time; no pair without h5 sees the other gone, those 12 pairs leave alive at most
+# UNTOUCHED_LEFT_BOUND times in all (twice a second) and are not alive at most
+# UNTOUCHED_NOT_ALIVE_BOUND_PCT % of the time (each suspicion brief); within CONVERGE_BOUND_S of
+# the loss ending every follow is at its publisher's last message with lost = gaps and no
+# duplicate or reordering; within BASELINE_BOUND_S more, every host's sockets and live channels
+# are back at their baseline, its fds at most at it and its RSS within 16 MiB of it. Throughput
+# is recorded.
+#
+# Why pairs flap: a lost segment stalls a TCP stream for at least its 200 ms minimum
+# retransmission timeout (2 protocol periods), and a stream that carries only probes has too few
+# segments for fast retransmit, so each lost retransmission doubles the stall (0.2, 0.4, 0.8 …
+# s): a probe across it misses its period, and the pair looks suspect until the subject refutes.
+# Pairs without h5 see suspects too: h5's own late acks make it suspect others, and a suspicion
+# is gossiped to every member until its subject refutes it — a brief suspect, never a death. How
+# often is not set by the design (it follows the loss and TCP's backoff): the two counts' bounds
+# are what runs of this suite measured on this 2-core VM under load, with room (README, "Across
+# hosts").
+# Converge: a stream deep in backoff when the loss ends waits for its next retransmission (its
+# timeout doubles with each loss of the same segment, so seconds; more than 12 s has been seen).
+# Back to the baseline: once the follows have converged, the same follows hold the same sockets
+# and channels; BASELINE_BOUND_S is 5 s, and 20 s when a member was declared dead during the
+# loss (its connections are dropped, and made again only after it refutes, which has taken over
+# 10 s). fds may read lower, never higher: a baseline taken while a connection was being remade
+# reads one more.
 
 LOSS_SECONDS=${HOSTS_LOSS_SECONDS:-15}
-BASELINE_BOUND_S=20
 LOSS_PERCENT=20
 RATE=500
-NOT_ALIVE_BOUND_PCT=${NOT_ALIVE_BOUND_PCT:-50}
-FLAP_BOUND_PER_S=${FLAP_BOUND_PER_S:-2}
+PAIR_LEFT_BOUND=${PAIR_LEFT_BOUND:-$((2 * LOSS_SECONDS))}
+NOT_ALIVE_BOUND_PCT=${NOT_ALIVE_BOUND_PCT:-25}
+UNTOUCHED_LEFT_BOUND=${UNTOUCHED_LEFT_BOUND:-$((2 * LOSS_SECONDS))}
+UNTOUCHED_NOT_ALIVE_BOUND_PCT=${UNTOUCHED_NOT_ALIVE_BOUND_PCT:-5}
 CONVERGE_BOUND_S=${CONVERGE_BOUND_S:-30}
 scenario_begin 03_loss
 
@@ -78,19 +92,17 @@ span = max(d["spanMs"], 1)
 pairs = list(d["pairs"].values())
 print(max(round(100 * p["notAliveMs"] / span) for p in pairs), max(p["left"] for p in pairs),
       round(100 * d["totals"]["notAliveMs"] / (span * len(pairs))), d["totals"]["left"], d["totals"]["gone"])' <<<"$doc")
-check_le "times a pair with h5 left alive (worst pair)" "$worst_left" $((FLAP_BOUND_PER_S * LOSS_SECONDS))
+check_le "times a pair with h5 left alive (worst pair)" "$worst_left" "$PAIR_LEFT_BOUND"
 check_le "% of the loss the pairs with h5 were not alive (all 8 pairs)" "$all_pct" "$NOT_ALIVE_BOUND_PCT"
 step "the worst pair with h5 was not alive ${worst_pct} % of the loss"
 untouched=$(flaps "$loss_at" "$clear_at" "$without_h5")
 untouched_left=$(json_get totals.left <<<"$untouched")
-if grep -q '"membership"' "$CLUSTER_FILE"; then
-    # SWIM: h5's lost acks make it suspect others, and a suspicion is gossiped to every member
-    # until its subject refutes it, so a pair without h5 may see a brief suspect — never a death.
-    check_eq "times a pair without h5 saw the other gone" 0 "$(json_get totals.gone <<<"$untouched")"
-    check_le "times a pair without h5 left alive (suspicions gossiped from h5, refuted)" "$untouched_left" $((FLAP_BOUND_PER_S * LOSS_SECONDS))
-else
-    check_eq "times a pair without h5 left alive" 0 "$untouched_left"
-fi
+untouched_gone=$(json_get totals.gone <<<"$untouched")
+untouched_not_alive_ms=$(json_get totals.notAliveMs <<<"$untouched")
+check_eq "times a pair without h5 saw the other gone" 0 "$untouched_gone"
+check_le "times a pair without h5 left alive (suspicions gossiped from h5, refuted)" "$untouched_left" "$UNTOUCHED_LEFT_BOUND"
+untouched_pct=$(py -c 'import json, sys; d = json.load(sys.stdin); print(round(100 * d["totals"]["notAliveMs"] / (max(d["spanMs"], 1) * len(d["pairs"]))))' <<<"$untouched")
+check_le "% of the loss the pairs without h5 were not alive (all 12 pairs; ${untouched_not_alive_ms} ms in all)" "$untouched_pct" "$UNTOUCHED_NOT_ALIVE_BOUND_PCT"
 
 lost_total=0 gaps_total=0 per_follow=()
 declare -A final=([a]=${final_a:-0} [b]=${final_b:-0})
@@ -119,9 +131,12 @@ leaks() {
     done
     echo "${out[*]}"
 }
+BASELINE_BOUND_S=5
+[ "${total_gone:-0}" -eq 0 ] || BASELINE_BOUND_S=20
 baseline_started=$(now_ms)
 if until_true "$BASELINE_BOUND_S" test -z "$(leaks)"; then
-    step "fds, sockets, live channels and RSS back to the baseline on every host after $(($(now_ms) - baseline_started)) ms"
+    baseline_ms=$(($(now_ms) - baseline_started))
+    step "fds, sockets, live channels and RSS back to the baseline on every host after $baseline_ms ms"
 else
     check_fail "not back to the baseline within $BASELINE_BOUND_S s (fds/sockets/live/RSS): $(leaks)"
 fi
@@ -142,6 +157,10 @@ field worst_pair_flaps "$worst_left"
 field flaps_with_h5 "$total_left"
 field gone_with_h5 "$total_gone"
 field converge_ms "$converged_ms"
+field baseline_ms "${baseline_ms:-}"
+field untouched_pairs_left "$untouched_left"
+field untouched_pairs_gone "$untouched_gone"
+field untouched_pairs_not_alive_ms "$untouched_not_alive_ms"
 field heal_ms "$converged_ms"
-field bounds "converge ≤ ${CONVERGE_BOUND_S} s; a pair with h5 leaves alive ≤ $((FLAP_BOUND_PER_S * LOSS_SECONDS))×, pairs with h5 not alive ≤ ${NOT_ALIVE_BOUND_PCT} % of the time; pairs without h5 never leave alive; back to baseline ≤ ${BASELINE_BOUND_S} s"
-field summary "${LOSS_PERCENT}% for ${LOSS_SECONDS}s at ${RATE}/s: $(IFS=';'; echo "${per_follow[*]}"); pairs with h5 left alive ${total_left}× (worst pair ${worst_left}×), gone ${total_gone}×, not alive ${all_pct}% of the time (worst pair ${worst_pct}%), other pairs 0×; whole ${converged_ms} ms after"
+field bounds "converge ≤ ${CONVERGE_BOUND_S} s; a pair with h5 leaves alive ≤ ${PAIR_LEFT_BOUND}×, pairs with h5 not alive ≤ ${NOT_ALIVE_BOUND_PCT} % of the time; pairs without h5 never gone, leave alive ≤ ${UNTOUCHED_LEFT_BOUND}× in all, not alive ≤ ${UNTOUCHED_NOT_ALIVE_BOUND_PCT} % of the time; back to baseline ≤ ${BASELINE_BOUND_S} s"
+field summary "${LOSS_PERCENT}% for ${LOSS_SECONDS}s at ${RATE}/s: $(IFS=';'; echo "${per_follow[*]}"); pairs with h5 left alive ${total_left}× (worst pair ${worst_left}×), gone ${total_gone}×, not alive ${all_pct}% of the time (worst pair ${worst_pct}%), other pairs left alive ${untouched_left}×, gone ${untouched_gone}×; whole ${converged_ms} ms after"
