@@ -20,6 +20,8 @@ let package = Package(
         .executable(name: "rexbench", targets: ["rexbench"]),
         .executable(name: "zmqbench", targets: ["zmqbench"]),
         .library(name: "RexControl", targets: ["RexControl"]),
+        .library(name: "RexCluster", targets: ["RexCluster"]),
+        .library(name: "RexFeeds", targets: ["RexFeeds"]),
         .library(name: "RexNode", targets: ["RexNode"]),
         .executable(name: "rexnode", targets: ["rexnode"]),
         .executable(name: "rexctl", targets: ["rexctl"]),
@@ -46,9 +48,17 @@ let package = Package(
         // CLI exchange; Foundation only), a node runtime (library, so tests drive nodes
         // in-process), its thin executable, and the operator CLI.
         .target(name: "RexControl"),
-        .target(name: "RexNode", dependencies: ["SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
+        // The domain, naming no socket, file or thread: what a feature on the cluster is given
+        // (the data plane as closures, operator actions described once, logging) and the
+        // feeds-and-follows feature, its state and its durable fold.
+        .target(name: "RexCluster", dependencies: ["RexControl"]),
+        .target(name: "RexFeeds", dependencies: ["RexCluster", "RexControl", "RexMembership", "SwiftRex"]),
+        // The runtime carrying the domain out over ZeroMQ and SQLite.
+        .target(
+            name: "RexNode",
+            dependencies: ["RexCluster", "RexFeeds", "SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
-        .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl"]),
+        .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl", "RexFeeds"]),
 
         // SWIM-style membership: a sans-IO state machine, its wire form and a deterministic
         // simulated network (toolchain modules only; the node hosts it, membench measures it).
@@ -60,7 +70,9 @@ let package = Package(
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
         .target(name: "BenchSupport"),
         .executableTarget(name: "zmqbench", dependencies: ["ZMQ", "BenchSupport"]),
-        .executableTarget(name: "nodebench", dependencies: ["RexNode", "RexControl", "SwiftRex", "ZMQ", "BenchSupport", "CGlibcMalloc"]),
+        .executableTarget(
+            name: "nodebench",
+            dependencies: ["RexNode", "RexCluster", "RexFeeds", "RexControl", "SwiftRex", "ZMQ", "BenchSupport", "CGlibcMalloc"]),
 
         .testTarget(name: "SwiftRexTests", dependencies: ["SwiftRex", "SwiftRexTesting", "SharedTestSupport"]),
         // The test kit under XCTest: its failures reach an XCTestCase, not only Swift Testing.
@@ -70,13 +82,18 @@ let package = Package(
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ", "SharedTestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
-        .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexControl"], path: "Tests/NodeTestSupport"),
+        .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexCluster", "RexFeeds", "RexControl"], path: "Tests/NodeTestSupport"),
         .testTarget(
             name: "RexNodeTests",
-            dependencies: ["RexNode", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport", "SharedTestSupport"]),
-        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexControl"]),
+            dependencies: [
+                "RexNode", "RexCluster", "RexFeeds", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport",
+                "SharedTestSupport",
+            ]),
+        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
-        .testTarget(name: "RexControlTests", dependencies: ["RexControl", "RexNode", "ZMQ", "NodeTestSupport", "SharedTestSupport"]),
+        .testTarget(
+            name: "RexControlTests",
+            dependencies: ["RexControl", "RexNode", "RexCluster", "RexFeeds", "ZMQ", "NodeTestSupport", "SharedTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import RexFeeds
 
 /// The C baseline (`thr.c`, `churn.c`), compiled with gcc -O2 into a temporary directory and run
 /// as child processes in the same run as the node benchmarks, as zmqbench does.

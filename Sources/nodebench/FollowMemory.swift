@@ -1,6 +1,7 @@
 import CGlibcMalloc
 import Foundation
 import RexControl
+import RexFeeds
 import RexNode
 import SwiftRex
 import ZMQ

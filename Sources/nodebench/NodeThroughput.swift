@@ -1,5 +1,6 @@
 import Foundation
 import RexControl
+import RexFeeds
 import RexNode
 import ZMQ
 

@@ -1,4 +1,5 @@
 import Foundation
+import RexFeeds
 import RexNode
 
 /// `nodebench pub <count>`: one node, no follower, N `publish` actions dispatched from this

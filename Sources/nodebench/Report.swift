@@ -1,6 +1,7 @@
 import BenchSupport
 import Foundation
 import RexControl
+import RexFeeds
 
 /// Runs every node measurement in a fresh child process (`nodebench thr …` / `nodebench churn …`)
 /// next to the C baseline (`thr`, `churn recreate`, the repository's `retarget`), alternating which goes first in each

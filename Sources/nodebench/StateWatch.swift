@@ -1,4 +1,5 @@
 import Foundation
+import RexFeeds
 import Synchronization
 
 /// Waits for a condition on a store's state without polling: the store's observer (called on its

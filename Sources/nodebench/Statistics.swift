@@ -1,3 +1,5 @@
+import RexFeeds
+
 /// Median and range of repeated measurements.
 struct Sample {
     var values: [Double] = []

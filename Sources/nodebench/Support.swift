@@ -1,4 +1,5 @@
 import Foundation
+import RexFeeds
 
 /// Monotonic nanoseconds (CLOCK_MONOTONIC, as the C baseline's now_ns()).
 @inline(__always)

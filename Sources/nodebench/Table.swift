@@ -1,3 +1,5 @@
+import RexFeeds
+
 /// A plain-text table with aligned columns (left for the first column, right for the others).
 struct Table {
     let header: [String]

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import RexFeeds
 
 // nodebench: RexNode end to end, next to raw libzmq measured in the same run.
 //

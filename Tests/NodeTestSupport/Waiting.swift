@@ -1,5 +1,7 @@
 import Foundation
+public import RexCluster
 public import RexControl
+public import RexFeeds
 public import RexNode
 
 // Waiting in tests that run real nodes: on the store's observer where the state shows what is

@@ -1,4 +1,6 @@
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 /// `JSONValue(encoding:)` builds the tree the codec's text would decode to, without the text.

@@ -1,5 +1,7 @@
 import Foundation
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 /// A durable node's journal in the metrics document: each counter's JSON member and its

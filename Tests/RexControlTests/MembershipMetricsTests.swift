@@ -1,5 +1,7 @@
 import Foundation
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 /// The SWIM membership's section of the metrics: JSON by extension, and its Prometheus families.

@@ -1,6 +1,8 @@
 import Foundation
 import NodeTestSupport
+import RexCluster
 import RexControl
+import RexFeeds
 import RexNode
 import Testing
 

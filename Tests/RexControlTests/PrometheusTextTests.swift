@@ -1,4 +1,6 @@
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 /// The Prometheus rendering of a metrics document: names, units, the histogram, escaping.

@@ -1,4 +1,6 @@
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 /// Only the JSON integer literal `1` is version 1, on either side of the wire.

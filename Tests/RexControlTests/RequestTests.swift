@@ -1,4 +1,6 @@
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 /// How a node reads requests: the id first, then the version, then what the op needs.

@@ -1,6 +1,8 @@
 import Foundation
 import NodeTestSupport
+import RexCluster
 import RexControl
+import RexFeeds
 import RexNode
 import Testing
 
@@ -51,7 +53,7 @@ import Testing
             watcher.close()
         }
         let before = try await uptime(pings)
-        let first = try reply(try await watcher.request(#"{"v": 1, "op": "watch", "documents": ["state"]}"#), WatchDocument.self)
+        let first = try reply(try await watcher.request(#"{"v": 1, "op": "watch", "documents": ["state"]}"#), WatchDocument<NodeState>.self)
         let firstState = try #require(first.state)
         #expect(before <= firstState.nowMs, "the first push: \(before) ms, \(firstState.nowMs) ms")
 
@@ -59,7 +61,7 @@ import Testing
         node.dispatch(.set(topic: "t", value: "1"))
         var pushed: NodeState?
         for _ in 0..<20 where pushed?.feeds["t"] == nil {
-            pushed = try reply(try await watcher.next(), WatchDocument.self).state ?? pushed
+            pushed = try reply(try await watcher.next(), WatchDocument<NodeState>.self).state ?? pushed
         }
         let changed = try #require(pushed)
         #expect(changed.feeds["t"]?.value == "1")

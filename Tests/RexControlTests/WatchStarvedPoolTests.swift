@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
 import NodeTestSupport
+import RexCluster
 import RexControl
+import RexFeeds
 import RexNode
 import Synchronization
 import Testing
@@ -52,7 +54,7 @@ import ZMQ
             let deadline = ContinuousClock.now + .milliseconds(1200)
             while !outcome.changePush, ContinuousClock.now < deadline {
                 guard let text = try client.receive(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
-                let push = try ReceivedReply(Array(text.utf8)).result(WatchDocument.self).get()
+                let push = try ReceivedReply(Array(text.utf8)).result(WatchDocument<NodeState>.self).get()
                 outcome.changePush = push.state?.feeds["starved"]?.value == "1"
             }
             outcome.probeRanMeanwhile = witness.isSet

@@ -1,6 +1,8 @@
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The watchers' state machine, driven with no sockets and a clock of the test's own.

@@ -1,15 +1,17 @@
 import Foundation
 import NodeTestSupport
+import RexCluster
 import RexControl
+import RexFeeds
 import RexNode
 import Testing
 
 /// The `watch` op against a node in-process: the first push, a push per change, unwatch,
 /// leases, the watcher limit and clients that vanish.
 @Suite(.serialized) struct WatchTests {
-    func decode(_ text: String?) throws -> (id: JSONValue?, watch: WatchDocument) {
+    func decode(_ text: String?) throws -> (id: JSONValue?, watch: WatchDocument<NodeState>) {
         let reply = ReceivedReply(Array(try #require(text).utf8))
-        return (reply.id, try reply.result(WatchDocument.self).get())
+        return (reply.id, try reply.result(WatchDocument<NodeState>.self).get())
     }
 
     @Test func firstPushThenOnePushPerChange() async throws {

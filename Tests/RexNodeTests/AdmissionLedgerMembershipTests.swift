@@ -1,6 +1,8 @@
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The admission ledger and the reducer agree on the peer limit when the SWIM membership adds

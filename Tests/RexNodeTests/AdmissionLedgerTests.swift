@@ -1,6 +1,8 @@
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The limit check at acceptance, on keys alone: it must agree with the reducer's own rules,

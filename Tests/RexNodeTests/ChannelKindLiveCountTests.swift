@@ -4,6 +4,8 @@ import SwiftRex
 import SwiftRexTesting
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The metrics' live channels by kind come from the engine's per-class counters (opens less

@@ -1,6 +1,8 @@
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The data plane carries no ZMTP heartbeats: the SWIM membership drops a dead member's

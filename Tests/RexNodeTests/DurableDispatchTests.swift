@@ -5,6 +5,8 @@ import SwiftRexTesting
 import Synchronization
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The control endpoint's durable path without a disk: a recorder stands in for the journal

@@ -6,6 +6,8 @@ import SQLite
 import Synchronization
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The journal on disk: what a restart recovers after a clean stop, a crash, a torn or damaged

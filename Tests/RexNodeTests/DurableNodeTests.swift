@@ -4,6 +4,8 @@ import RexControl
 import SharedTestSupport
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// A node with a data directory: the control endpoint answers after the commit and says so, and

@@ -4,6 +4,8 @@ import SwiftRex
 import SwiftRexTesting
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Follows restored from the durable state at start open at once; the follow settle still holds

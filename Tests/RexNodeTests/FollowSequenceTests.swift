@@ -1,6 +1,8 @@
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Sequence tracking in one follow, per sender, epoch and topic (what the reducer records for

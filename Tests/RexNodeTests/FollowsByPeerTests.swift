@@ -3,6 +3,8 @@ import RexControl
 import SharedTestSupport
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// `NodeState.followsByPeer`, the reducer's index of follows by their `from` peer: after any

@@ -4,6 +4,8 @@ import RexControl
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Rogue peers on the data plane, built on the project's ZMQ layer: each case is a finding of the

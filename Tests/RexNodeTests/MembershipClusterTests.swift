@@ -7,6 +7,8 @@ import Synchronization
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Nodes running the SWIM membership over real sockets (ipc endpoints known before any node

@@ -4,6 +4,8 @@ import SwiftRexTesting
 import Synchronization
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Where the membership's timer runs: on the transport's own timer when it has one (the reactor,

@@ -3,6 +3,8 @@ import NodeTestSupport
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// `--metrics`: HTTP over a plain TCP socket, as a Prometheus server scrapes it.

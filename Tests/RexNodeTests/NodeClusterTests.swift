@@ -4,6 +4,8 @@ import RexControl
 import SwiftRex
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Nodes in one process over real sockets on loopback: what only the runtime can show — wire

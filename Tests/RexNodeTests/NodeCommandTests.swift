@@ -3,6 +3,8 @@ import NodeTestSupport
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The `rexnode` command line: parsing in-process, and the real executable as a process.

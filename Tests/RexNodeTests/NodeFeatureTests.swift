@@ -3,6 +3,8 @@ import SwiftRex
 import SwiftRexTesting
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The node's behavior without sockets: `NodeFeature` in a `TestStore` over an in-memory

@@ -3,6 +3,8 @@ import NodeTestSupport
 import Synchronization
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// `--log-format text|json`: what a line holds, and that hostile field values stay inside it.

@@ -4,6 +4,8 @@ import SwiftRex
 import SwiftRexTesting
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The node hosting the SWIM membership, without sockets: `NodeFeature` in a store on a

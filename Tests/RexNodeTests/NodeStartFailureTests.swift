@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// A node that cannot bind one of its endpoints fails to start with `socketFailure`, and closes

@@ -1,6 +1,8 @@
 import RexControl
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The feeds node's operator actions, read, checked, echoed and journaled through their one

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The outbox keeps a reactor turn's published messages, byte for byte and in order.

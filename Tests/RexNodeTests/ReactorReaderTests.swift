@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The reactor's readers: a message is handed to its reader whether it arrived while the reactor

@@ -3,6 +3,8 @@ import NodeTestSupport
 import Synchronization
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The reactor's own timers (what the membership's protocol timer runs on): they fire on the

@@ -2,6 +2,8 @@ import RexControl
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The ZAP decisions of a secured node, without sockets: who gets into which socket.

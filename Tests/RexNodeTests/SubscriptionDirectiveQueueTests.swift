@@ -1,5 +1,7 @@
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The shared subscriber's held-back directives come out byte for byte, in order, once.

@@ -1,6 +1,8 @@
 import SharedTestSupport
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The subscription table against a plain model of what it must do: every route in one list,

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The shared subscriber's subscriptions as a pure state machine: each step's directives, and

@@ -2,6 +2,8 @@ import RexControl
 import Testing
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// The first frame of every message: `topic\0sender epoch sequence` — and what a parse does with

@@ -1,5 +1,7 @@
 import Foundation
+import RexCluster
 import RexControl
+import RexFeeds
 import RexNode
 import Testing
 

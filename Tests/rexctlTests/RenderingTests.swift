@@ -1,4 +1,6 @@
+import RexCluster
 import RexControl
+import RexFeeds
 import Testing
 
 @testable import rexctl

@@ -1,5 +1,7 @@
 import Foundation
+import RexCluster
 import RexControl
+import RexFeeds
 import Synchronization
 import Testing
 import ZMQ

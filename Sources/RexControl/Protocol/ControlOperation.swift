@@ -4,7 +4,7 @@ public enum ControlOperation: String, Codable, Sendable, CaseIterable {
     case ping
     /// Queue one of the feature's operator actions on the node's store (``DispatchDocument``).
     case dispatch
-    /// The node's state (``NodeState``).
+    /// The node's state (the feature's state document).
     case state
     /// The engine's keep set (``KeepDocument``).
     case keep

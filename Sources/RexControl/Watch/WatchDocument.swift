@@ -6,8 +6,9 @@
 /// ```
 ///
 /// Every push echoes the `id` of the `watch` request. `sequence` counts the pushes of one
-/// watch from 1, so a client sees that it missed one.
-public struct WatchDocument: Codable, Sendable, Equatable {
+/// watch from 1, so a client sees that it missed one. `State` is the node's state document: the
+/// state of the feature the node runs (a client that does not know it reads a ``JSONValue``).
+public struct WatchDocument<State: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
     public var sequence: Int
     /// The lease granted: the watch ends unless renewed within it.
     public var leaseMs: Int
@@ -15,9 +16,9 @@ public struct WatchDocument: Codable, Sendable, Equatable {
     /// alone are no change.
     public var keep: KeepDocument?
     /// The state, when it is watched and (after the first push) changed.
-    public var state: NodeState?
+    public var state: State?
 
-    public init(sequence: Int, leaseMs: Int, keep: KeepDocument? = nil, state: NodeState? = nil) {
+    public init(sequence: Int, leaseMs: Int, keep: KeepDocument? = nil, state: State? = nil) {
         self.sequence = sequence
         self.leaseMs = leaseMs
         self.keep = keep

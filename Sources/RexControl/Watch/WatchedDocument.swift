@@ -2,7 +2,7 @@
 public enum WatchedDocument: String, Codable, Sendable, CaseIterable, Hashable {
     /// The engine's keep set (``KeepDocument``).
     case keep
-    /// The node's state (``NodeState``).
+    /// The node's state (the feature's state document).
     case state
 
     /// Reads a non-empty list of document names.

@@ -1,5 +1,7 @@
 import Foundation
+public import RexCluster
 import RexControl
+public import RexFeeds
 import SwiftRex
 import ZMQ
 

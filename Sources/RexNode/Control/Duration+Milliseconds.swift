@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 extension Duration {
     /// Milliseconds with at most three decimals (a microsecond), as documents carry durations.
     var milliseconds: Double {

@@ -1,4 +1,6 @@
+public import RexCluster
 import RexControl
+public import RexFeeds
 
 /// The follows' message counters summed for the metrics document, saturating at `Int.max`
 /// (counters from hostile peers may be huge).

@@ -1,4 +1,6 @@
+public import RexCluster
 import RexControl
+public import RexFeeds
 import SwiftRex
 
 extension MetricsDocument {

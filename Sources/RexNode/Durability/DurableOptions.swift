@@ -1,4 +1,6 @@
+public import RexCluster
 public import RexControl
+public import RexFeeds
 
 /// Where and how a node keeps its durable state (`rexnode --data-dir DIR`).
 public struct DurableOptions: Sendable, Equatable {

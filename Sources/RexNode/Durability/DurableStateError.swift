@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// Why a node's durable state cannot be used: the node refuses to start rather than start
 /// empty, and the message says what was found and what the operator can do.
 public struct DurableStateError: Error, Sendable, CustomStringConvertible {

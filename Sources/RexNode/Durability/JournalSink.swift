@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// Where ``DurableDispatch`` hands the actions it admitted: the node's ``JournalWriter``, which
 /// reports their commit back through ``DurableDispatch/handle(_:)`` — or, in a test, a recorder
 /// whose reports the test gives by hand, so the actions wait exactly as long as it wants.

@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// What a node found in its data directory at start, for the `recovered` log line.
 public struct RecoveryReport: Sendable, Equatable {
     /// The last action sequence number the snapshot holds (0: no snapshot yet).

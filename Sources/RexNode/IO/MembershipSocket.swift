@@ -1,3 +1,5 @@
+public import RexCluster
+public import RexFeeds
 import RexMembership
 import ZMQ
 

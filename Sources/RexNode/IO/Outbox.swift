@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// Messages published during one reactor turn, encoded back to back until the turn ends.
 ///
 /// Why: libzmq flushes its pipe on every complete message and wakes its I/O thread whenever that

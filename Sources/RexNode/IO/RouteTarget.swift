@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// Where the messages of one route go: collects those one read of a socket brings, then hands
 /// them on as one batch (see `NodeAction.received`). Lives on the reactor thread.
 final class RouteTarget {

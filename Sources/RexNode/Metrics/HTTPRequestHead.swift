@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// The request line of an HTTP/1.x request, parsed from the bytes a connection sent so far.
 ///
 /// Pure (no I/O) so the endpoint's decisions can be tested on bytes alone. Only what a metrics

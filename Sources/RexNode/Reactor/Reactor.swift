@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
+public import RexCluster
+public import RexFeeds
 public import SwiftRex
 import Synchronization
-public import ZMQ
+package import ZMQ
 
 /// A serial executor backed by one dedicated thread that owns every ZeroMQ socket of a node.
 ///
@@ -110,7 +112,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     // MARK: - Thread-only: readers and turn-end hooks
 
     /// Calls `handler` on the reactor thread whenever `socket` is readable.
-    public func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
+    package func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
         checkIsolated()
         return loop.addReader(socket, handler)
     }

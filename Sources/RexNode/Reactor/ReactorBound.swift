@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// A value that may only be used on one reactor's thread, passed around as `Sendable`.
 ///
 /// Lets non-thread-safe state (sockets and their bookkeeping) travel inside a `Sendable`

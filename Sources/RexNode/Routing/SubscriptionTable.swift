@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexFeeds
+
 /// Which routes want which topics, and what the shared subscriber must subscribe to for them.
 ///
 /// A pure state machine (no sockets): adding or removing a route hands the subscribe and
@@ -237,9 +240,4 @@ extension SubscriptionTable.Directive {
         case .unsubscribe: self = .unsubscribe(Array(bytes))
         }
     }
-}
-
-/// Identifies a route (shared or dedicated) for as long as it exists.
-struct RouteID: Hashable, Sendable {
-    let rawValue: UInt64
 }

@@ -1,5 +1,7 @@
 import CGlibcMalloc
 import Dispatch
+public import RexCluster
+public import RexFeeds
 
 /// Gives freed heap memory back to the system every 2 s (`malloc_trim`).
 ///

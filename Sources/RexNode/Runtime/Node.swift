@@ -1,5 +1,7 @@
 import Foundation
+public import RexCluster
 public import RexControl
+public import RexFeeds
 public import SwiftRex
 import Synchronization
 import ZMQ

@@ -1,4 +1,6 @@
 import Foundation
+public import RexCluster
+public import RexFeeds
 
 /// Resource usage of this process, read from /proc.
 enum ProcessStats {

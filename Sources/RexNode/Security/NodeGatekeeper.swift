@@ -1,3 +1,5 @@
+public import RexCluster
+public import RexFeeds
 import ZMQ
 
 /// A secured node's ZAP handler on its reactor: answers every handshake to the node's CURVE

@@ -1,4 +1,5 @@
 import RexControl
+import RexFeeds
 import ZMQ
 
 #if canImport(Glibc)

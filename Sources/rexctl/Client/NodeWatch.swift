@@ -1,4 +1,5 @@
 import RexControl
+import RexFeeds
 import ZMQ
 
 /// A watch on one node (docs/protocol.md, "watch"): the node pushes the watched documents
@@ -176,8 +177,8 @@ final class NodeWatch {
     }
 
     private func handlePush(_ reply: ReceivedReply, id: JSONValue, now: ContinuousClock.Instant) -> Bool {
-        let push: WatchDocument
-        switch reply.result(WatchDocument.self) {
+        let push: WatchDocument<NodeState>
+        switch reply.result(WatchDocument<NodeState>.self) {
         case .success(let document): push = document
         case .failure(let failure):
             return fail(NodeRequestError(node: client.node, failure), retryAt: now.advanced(by: .seconds(1)))

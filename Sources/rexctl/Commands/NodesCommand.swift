@@ -1,4 +1,5 @@
 import RexControl
+import RexFeeds
 
 /// `rexctl nodes`: every node of the cluster at a glance.
 struct NodesCommand: RexCtlCommand {

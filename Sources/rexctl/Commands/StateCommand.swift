@@ -1,4 +1,5 @@
 import RexControl
+import RexFeeds
 
 /// `rexctl state NODE`: the node's state (feeds, follows, peers).
 struct StateCommand: RexCtlCommand {

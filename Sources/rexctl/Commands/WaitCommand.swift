@@ -1,4 +1,5 @@
 import RexControl
+import RexFeeds
 
 /// `rexctl wait NODE --for CONDITION`: watch until a condition holds (0) or time runs out (1).
 struct WaitCommand: RexCtlCommand {

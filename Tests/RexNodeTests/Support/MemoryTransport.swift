@@ -1,5 +1,7 @@
 import Synchronization
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// An in-memory `NodeTransport`: records what a node's channels ask of the network, and lets a

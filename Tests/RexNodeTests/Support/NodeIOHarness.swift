@@ -1,6 +1,8 @@
 import RexControl
 import ZMQ
 
+@testable import RexCluster
+@testable import RexFeeds
 @testable import RexNode
 
 /// Runs `body` on the thread of a fresh reactor with a node's I/O (its publisher bound on a free

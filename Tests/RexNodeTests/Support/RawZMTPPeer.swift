@@ -1,5 +1,7 @@
 import Foundation
+import RexCluster
 import RexControl
+import RexFeeds
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import RexCluster
+import RexFeeds
 import RexNode
 
 extension NodeCommand.Invocation {

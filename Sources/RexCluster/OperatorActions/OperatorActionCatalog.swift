@@ -10,7 +10,7 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
     public let resources: [OperatorResource<State>]
     private let indexByType: [String: Int]
     /// A journal tag's action, and whether its record carries the optional last field.
-    let recordByTag: [UInt8: (action: Int, withOptionalField: Bool)]
+    package let recordByTag: [UInt8: (action: Int, withOptionalField: Bool)]
 
     /// - Precondition: types and journal tags are unique; only the last field may be optional; a
     ///   journaled action changes a key (the durable fold keeps actions by key) of a listed
@@ -124,7 +124,7 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
 
     /// The resource and key `action` would add; nil when it adds none (a removal, or an action
     /// that owns no key).
-    func addition(_ action: Action) -> (resource: OperatorResource<State>, key: String)? {
+    package func addition(_ action: Action) -> (resource: OperatorResource<State>, key: String)? {
         guard let (description, values) = describe(action), let change = description.change, change.kind == .put,
             let key = values[change.keyField]
         else { return nil }

@@ -1,4 +1,5 @@
-import RexControl
+public import RexCluster
+public import RexControl
 
 /// What the node's behavior needs from the outside: the data plane (`NodeTransport`), the
 /// store's clock, its settings and a logger. Nothing here is a socket: a test builds one from an
@@ -18,8 +19,9 @@ public final class NodeEnvironment: Sendable {
     /// any membership (an in-memory store in tests of the data plane alone).
     let membership: MembershipPlan?
 
-    init<C: Clock<Duration>>(transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger, membership: MembershipPlan? = nil)
-    {
+    package init<C: Clock<Duration>>(
+        transport: NodeTransport, settings: NodeSettings, clock: C, log: NodeLogger, membership: MembershipPlan? = nil
+    ) {
         self.membership = membership
         self.transport = transport
         self.settings = settings
@@ -41,7 +43,7 @@ public final class NodeEnvironment: Sendable {
 }
 
 /// A one-off message for the publisher channel (`Effect.broadcast` into `pub`).
-struct Outgoing: Sendable {
+package struct Outgoing: Sendable {
     let topic: String
     let value: String
 }

@@ -1,3 +1,4 @@
+public import RexCluster
 public import RexControl
 public import SwiftRex
 
@@ -8,16 +9,16 @@ public import SwiftRex
 /// subscriptions to match.
 public enum NodeFeature {
     /// The channel ids of the node (follows add `follow[<name>]` through the collection lift).
-    static let publisherID = "pub"
+    package static let publisherID = "pub"
     /// `publisherID` wrapped once: a `publish` broadcasts to it, and wrapping hashes the string.
     static let publisherKey = AnyHashableSendable(publisherID)
-    static let membershipID = "membership"
+    package static let membershipID = "membership"
     /// `membershipID` wrapped once: the membership's timer and messages are broadcast to it.
     static let membershipKey = AnyHashableSendable(membershipID)
     /// A follow's channel id within its element scope, wrapped once (wrapping hashes the string).
     static let followKey = AnyHashableSendable("follow")
-    static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
-    static func peerID(_ id: String) -> String { "peer[\(id)]" }
+    package static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
+    package static func peerID(_ id: String) -> String { "peer[\(id)]" }
 
     /// The complete node behavior.
     public static var behavior: Behavior<NodeAction, NodeState, NodeEnvironment> {
@@ -182,13 +183,13 @@ public enum NodeFeature {
 extension KeyChangeLog: ElementChangeLog {}
 
 /// What happens to one follow.
-enum FollowEvent: Sendable, Equatable {
+package enum FollowEvent: Sendable, Equatable {
     /// Messages arrived, oldest first (see `NodeAction.received`).
     case messages([Received])
 }
 
 /// One follow's channel, lifted over `NodeState.follows` with element-scoped channel ids.
-enum FollowFeature {
+package enum FollowFeature {
     static var behavior: Behavior<FollowEvent, Follow, NodeEnvironment> {
         Behavior<FollowEvent, Follow, NodeEnvironment>
             // Memoised on what the channel reads: a received message (count, last value,

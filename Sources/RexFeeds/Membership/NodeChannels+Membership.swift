@@ -1,5 +1,6 @@
-import RexControl
-import SwiftRex
+public import RexCluster
+public import RexControl
+public import SwiftRex
 
 extension NodeChannels {
     /// The SWIM membership: one `MembershipHost` for the node's life,

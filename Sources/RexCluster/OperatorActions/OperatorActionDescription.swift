@@ -20,7 +20,7 @@ public struct OperatorActionDescription<Action: Sendable, State>: Sendable {
     /// What it does to the keys operators own; nil: nothing (it needs no room).
     public let change: KeyChange<State>?
     /// The action from its fields' values (nil for an optional field left out).
-    let make: @Sendable ([String?]) -> Action
+    package let make: @Sendable ([String?]) -> Action
     /// The fields' values of an action of this type; nil for an action of another type.
     let values: @Sendable (Action) -> [String?]?
 

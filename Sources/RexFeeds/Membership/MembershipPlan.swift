@@ -1,36 +1,47 @@
-import RexControl
-import RexMembership
+public import RexCluster
+public import RexControl
+package import RexMembership
 import Synchronization
 
 /// How a node runs the SWIM membership (`RexMembership`), its only membership: who it is on the
 /// membership path and whom it knows from the start. Part of `NodeEnvironment`.
-struct MembershipPlan: Sendable {
+package struct MembershipPlan: Sendable {
     /// This node's address as the membership carries it (see `MemberAddress`).
-    var address: MemberAddress
+    package var address: MemberAddress
     /// Above any incarnation this node used before (the start time in ms): a restarted node
     /// overrides its own tombstone at once.
-    var incarnation: UInt64
+    package var incarnation: UInt64
     /// The machine's only randomness (probe order, phase, jitter).
-    var seed: UInt64
-    var settings = MembershipSettings()
+    package var seed: UInt64
+    package var settings = MembershipSettings()
     /// Members known from configuration (a cluster file or `--peer`), by id: added as alive, then
     /// probed (so one that never answers turns suspect, then dead).
-    var members: [String: MemberAddress] = [:]
+    package var members: [String: MemberAddress] = [:]
     /// Membership endpoints of running members to join through (`rexnode --join`): the node asks
     /// them until one answers with its table.
-    var seeds: [String] = []
+    package var seeds: [String] = []
     /// The only member ids the machine takes (a secured node: the cluster members with a key);
     /// nil: any (a plain node). See `Membership.admittedIDs`.
-    var admittedIDs: Set<String>?
+    package var admittedIDs: Set<String>?
     /// Where the running machine leaves its counters (metrics and tests read them).
-    let stats = MembershipStats()
+    package let stats = MembershipStats()
+
+    package init(
+        address: MemberAddress, incarnation: UInt64, seed: UInt64, members: [String: MemberAddress] = [:], seeds: [String] = []
+    ) {
+        self.address = address
+        self.incarnation = incarnation
+        self.seed = seed
+        self.members = members
+        self.seeds = seeds
+    }
 }
 
 /// The membership machine's counters as of its last event, readable from any thread.
-final class MembershipStats: Sendable {
+package final class MembershipStats: Sendable {
     private let latest = Mutex(MembershipCounters())
 
-    var counters: MembershipCounters { latest.withLock { $0 } }
+    package var counters: MembershipCounters { latest.withLock { $0 } }
 
     func record(_ counters: MembershipCounters) { latest.withLock { $0 = counters } }
 }
@@ -38,11 +49,11 @@ final class MembershipStats: Sendable {
 /// A member's address on the membership: its membership endpoint and its publisher, in one
 /// opaque string `"MEMBERSHIP PUB"` (≤ `MembershipWire.maxAddressBytes`), so that whoever learns a
 /// member by gossip can both probe it and follow its data.
-struct MemberAddress: Hashable, Sendable {
+package struct MemberAddress: Hashable, Sendable {
     var membership: String
     var pub: String
 
-    init(membership: String, pub: String) {
+    package init(membership: String, pub: String) {
         self.membership = membership
         self.pub = pub
     }

@@ -1,9 +1,10 @@
-import RexControl
-import RexMembership
+public import RexCluster
+public import RexControl
+package import RexMembership
 import Synchronization
 
 /// What reaches the membership channel: its timer fired, or a message arrived.
-enum MembershipEvent: Sendable {
+package enum MembershipEvent: Sendable {
     case timer
     case message([UInt8], from: String?)
 }
@@ -21,7 +22,7 @@ enum MembershipEvent: Sendable {
 /// node, which is the store's executor too); the machine sits behind
 /// a mutex so the type is plainly `Sendable`, uncontended and held only while the machine runs
 /// and its sends are encoded — the transport and `dispatch` are called after it is released.
-final class MembershipHost: Sendable {
+package final class MembershipHost: Sendable {
     private struct Core: Sendable {
         var machine: Membership
         var directives: [MembershipDirective] = []

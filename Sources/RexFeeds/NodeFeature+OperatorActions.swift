@@ -1,19 +1,20 @@
+public import RexCluster
 public import RexControl
 
 extension NodeFeature {
     /// The node's feeds, follows and peers, as operators own them.
-    enum Resources {
+    package enum Resources {
         static let feeds = OperatorResource<NodeState>(
-            noun: "feeds", verb: "holds", limitFlag: "--max-feeds", limit: \.maxFeeds, count: \.feeds.count,
+            noun: "feeds", verb: "holds", limitFlag: "--max-feeds", limit: \.maxFeeds, count: { $0.feeds.count },
             contains: { $0.feeds[$1] != nil }, keys: { Array($0.feeds.keys) })
-        static let follows = OperatorResource<NodeState>(
-            noun: "follows", verb: "holds", limitFlag: "--max-follows", limit: \.maxFollows, count: \.follows.count,
+        package static let follows = OperatorResource<NodeState>(
+            noun: "follows", verb: "holds", limitFlag: "--max-follows", limit: \.maxFollows, count: { $0.follows.count },
             contains: { $0.follows[$1] != nil }, keys: { Array($0.follows.keys) })
         /// A configured peer an operator removed stays removed across restarts; the members the
         /// membership reports enter without an operator and take room too.
         static let peers = OperatorResource<NodeState>(
             noun: "peers", verb: "knows", limitFlag: "--max-peers", keepsRemovals: true, limit: \.maxPeers,
-            count: \.peers.count, contains: { $0.peers[$1] != nil }, keys: { Array($0.peers.keys) },
+            count: { $0.peers.count }, contains: { $0.peers[$1] != nil }, keys: { Array($0.peers.keys) },
             keysFromElsewhere: { state in state.peers.compactMap { $0.value.membership == nil ? nil : $0.key } })
     }
 

@@ -2,11 +2,11 @@
 ///
 /// On the wire a topic frame is the topic followed by a NUL byte, so the exact subscription
 /// `a.b\0` never matches `a.bc`, while the prefix subscription `a.` matches both.
-enum TopicPattern: Hashable, Sendable {
+package enum TopicPattern: Hashable, Sendable {
     case exact(String)
     case prefix(String)
 
-    init(_ topic: String) {
+    package init(_ topic: String) {
         if topic.hasSuffix("*") {
             self = .prefix(String(topic.dropLast()))
         } else {
@@ -15,14 +15,14 @@ enum TopicPattern: Hashable, Sendable {
     }
 
     /// The bytes to SUBSCRIBE to.
-    var subscription: [UInt8] {
+    package var subscription: [UInt8] {
         var bytes: [UInt8] = []
         appendSubscription(to: &bytes)
         return bytes
     }
 
     /// Appends `subscription` to `bytes` (one buffer for a snapshot request's tag and pattern).
-    func appendSubscription(to bytes: inout [UInt8]) {
+    package func appendSubscription(to bytes: inout [UInt8]) {
         switch self {
         case .exact(let topic):
             bytes.reserveCapacity(bytes.count + topic.utf8.count + 1)
@@ -33,7 +33,7 @@ enum TopicPattern: Hashable, Sendable {
         }
     }
 
-    func matches(_ topic: String) -> Bool {
+    package func matches(_ topic: String) -> Bool {
         switch self {
         case .exact(let exact): topic == exact
         case .prefix(let prefix): topic.utf8.starts(with: prefix.utf8)  // bytes, as libzmq matches

@@ -1,9 +1,10 @@
-import RexControl
-import SwiftRex
+public import RexCluster
+public import RexControl
+public import SwiftRex
 
 /// The channels a node's state implies, written against `NodeTransport` and the store's clock.
 /// Every body and handler runs on the store's executor (the reactor thread in a running node).
-enum NodeChannels {
+package enum NodeChannels {
     /// The publisher: `publish` actions broadcast `Outgoing` messages into it (not deduplicated).
     static func publisher(_ env: NodeEnvironment) -> Channel<NodeAction> {
         Channel(
@@ -84,9 +85,9 @@ enum NodeChannels {
 }
 
 /// What recreates a follow's channel.
-struct FollowKey: Hashable, Sendable, CustomStringConvertible {
+package struct FollowKey: Hashable, Sendable, CustomStringConvertible {
     let topic: String
     let endpoint: String?
 
-    var description: String { endpoint.map { "\(topic)@\($0)" } ?? topic }
+    package var description: String { endpoint.map { "\(topic)@\($0)" } ?? topic }
 }

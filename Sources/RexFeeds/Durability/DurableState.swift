@@ -1,3 +1,4 @@
+public import RexCluster
 public import RexControl
 
 /// The part of a node's state that survives its process: what operators set, as a fold of the
@@ -44,11 +45,11 @@ public struct DurableState: Sendable, Equatable {
     }
 
     /// The keys it holds (removals remembered count too).
-    var count: Int { entries.values.reduce(0) { $0 + $1.count } }
+    package var count: Int { entries.values.reduce(0) { $0 + $1.count } }
 
     /// Room for `more` keys of `resource` at once, rather than by doubling (each doubling
     /// rehashes every key and frees the old table).
-    mutating func reserveCapacity(_ more: Int, in resource: OperatorResource<NodeState>) {
+    package mutating func reserveCapacity(_ more: Int, in resource: OperatorResource<NodeState>) {
         entries[resource.noun, default: [:]].reserveCapacity((entries[resource.noun]?.count ?? 0) + more)
     }
 

@@ -1,21 +1,21 @@
 import RexControl
 
 extension NodeSettings {
-    var feedInterval: Duration { .milliseconds(feedIntervalMs) }
-    var followSettle: Duration { .milliseconds(followSettleMs) }
+    package var feedInterval: Duration { .milliseconds(feedIntervalMs) }
+    package var followSettle: Duration { .milliseconds(followSettleMs) }
 }
 
 extension NodeLimits {
     /// The largest frame a data-plane socket accepts (`ZMQ_MAXMSGSIZE`): a value, or a head of
     /// a snapshot-tagged topic, sender and two 20-digit numbers.
-    var maxFrameBytes: Int { max(maxValueBytes, 4 * maxNameBytes + 64) }
+    package var maxFrameBytes: Int { max(maxValueBytes, 4 * maxNameBytes + 64) }
 
     /// The largest control frame libzmq reads at all; between `maxRequestBytes` and this, the
     /// client still gets an error reply.
-    var maxControlFrameBytes: Int { maxRequestBytes.multipliedReportingOverflow(by: 4).overflow ? Int.max : maxRequestBytes * 4 }
+    package var maxControlFrameBytes: Int { maxRequestBytes.multipliedReportingOverflow(by: 4).overflow ? Int.max : maxRequestBytes * 4 }
 
     /// Every limit with its flag name, for validation and help.
-    var all: [(flag: String, value: Int)] {
+    package var all: [(flag: String, value: Int)] {
         [
             ("--max-name-bytes", maxNameBytes), ("--max-value-bytes", maxValueBytes),
             ("--max-request-bytes", maxRequestBytes), ("--max-reply-bytes", maxReplyBytes),

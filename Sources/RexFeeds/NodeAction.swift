@@ -1,3 +1,4 @@
+public import RexCluster
 public import RexControl
 
 /// What can happen to a node: operator commands and the events its channels report.
@@ -26,28 +27,4 @@ public enum NodeAction: Sendable, Equatable {
     /// publisher, status (the peer's `status` shows dead and left as `gone`, its `membership`
     /// keeps them apart) and incarnation.
     case memberChanged(id: String, endpoint: String, status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int)
-}
-
-/// One message as it arrived: its topic, the node that sent it, that node's epoch and sequence
-/// number for it, and its value.
-public struct Received: Sendable, Equatable {
-    public let topic: String
-    public let sender: String
-    /// Chosen by the sender each time it starts: a new epoch means its sequences start over.
-    public let epoch: UInt64
-    /// Counts from 1 per sender, epoch and topic.
-    public let sequence: UInt64
-    public let value: String
-    /// A retained value sent to this follower alone in answer to its snapshot request, rather
-    /// than a live message (see docs/protocol.md, "Late joiners").
-    public let isSnapshot: Bool
-
-    public init(topic: String, sender: String, epoch: UInt64 = 1, sequence: UInt64, value: String, isSnapshot: Bool = false) {
-        self.topic = topic
-        self.sender = sender
-        self.epoch = epoch
-        self.sequence = sequence
-        self.value = value
-        self.isSnapshot = isSnapshot
-    }
 }

@@ -16,14 +16,14 @@ public struct OperatorResource<State>: Sendable {
     /// Whether the durable fold remembers a removal: true where a removed key could come back
     /// from elsewhere at start (a configured peer an operator removed stays removed).
     public let keepsRemovals: Bool
-    let limit: @Sendable (NodeLimits) -> Int
-    let count: @Sendable (State) -> Int
+    package let limit: @Sendable (NodeLimits) -> Int
+    package let count: @Sendable (State) -> Int
     let contains: @Sendable (State, String) -> Bool
     /// Every key the state holds (the admission ledger starts from them).
-    let keys: @Sendable (State) -> [String]
+    package let keys: @Sendable (State) -> [String]
     /// Keys that enter the state other than through operator actions (the membership's
     /// members), counted by the admission ledger before it admits a new key.
-    let keysFromElsewhere: (@Sendable (State) -> [String])?
+    package let keysFromElsewhere: (@Sendable (State) -> [String])?
 
     public init(
         noun: String, verb: String, limitFlag: String, keepsRemovals: Bool = false,
@@ -49,7 +49,7 @@ public struct OperatorResource<State>: Sendable {
     }
 
     /// The refusal of a new key past the limit.
-    func limitReached(node: String, limits: NodeLimits) -> ControlError {
+    package func limitReached(node: String, limits: NodeLimits) -> ControlError {
         ControlError(.limitReached, "node \(node) \(verb) \(limit(limits)) \(noun), its limit (\(limitFlag))")
     }
 }

@@ -1,4 +1,5 @@
-import RexControl
+public import RexCluster
+public import RexControl
 
 extension Follow {
     /// Records messages one read brought, oldest first: each is accepted, or counted and dropped
@@ -106,7 +107,7 @@ extension Follow {
 }
 
 /// Where a sequence stands against the last one of its stream.
-enum SequenceStep: Equatable {
+package enum SequenceStep: Equatable {
     /// The stream's first message.
     case first
     /// Newer than the last, after `skipped` missed ones.

@@ -1,3 +1,6 @@
+public import RexCluster
+public import RexControl
+
 /// The names of the follows `from` each peer, kept by the node's reducer beside
 /// `NodeState.follows`, so a membership report on one peer re-resolves that peer's follows
 /// without scanning every follow (an O(F) walk per status change: 100,000 follows and SWIM's
