@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+public import RexCluster
+public import RexFeeds
+public import SwiftRex
+import Synchronization
+package import ZMQ
+
+/// The reactor loop's thread-only state: readers, the poller built from them, and turn-end hooks.
+final class LoopState {
+    struct Reader {
+        let socket: ZMQSocket
+        let handler: () -> Void
+    }
+
+    /// The longest a poll waits with nothing to do: work arrives through the eventfd, so this is a
+    /// safety net, not a timer.
+    static let idleWake = Duration.seconds(1)
+
+    var readers: [UInt64: Reader] = [:]
+    var order: [UInt64] = []
+    var nextID: UInt64 = 0
+    var poller = ZMQPoller(capacity: 8)
+    var pollerDirty = true
+    var wakeToken: ZMQPoller.Token?
+    var readerTokens: [(UInt64, ZMQPoller.Token)] = []
+    var turnEndHooks: [(id: UInt64, body: () -> Void)] = []
+    /// Pending timers, unordered: a node arms one or two, so a scan beats a heap.
+    var timers: [(id: UInt64, deadline: ContinuousClock.Instant, body: () -> Void)] = []
+    private var due: [() -> Void] = []
+
+    func addTimer(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerToken {
+        nextID += 1
+        timers.append((nextID, deadline, body))
+        return TimerToken(id: nextID)
+    }
+
+    /// Runs (and removes) every timer whose deadline has passed; a body may add or cancel timers.
+    func fireDueTimers() {
+        guard !timers.isEmpty else { return }
+        let now = ContinuousClock.now
+        guard timers.contains(where: { $0.deadline <= now }) else { return }
+        due.removeAll(keepingCapacity: true)
+        timers.removeAll { timer in
+            guard timer.deadline <= now else { return false }
+            due.append(timer.body)
+            return true
+        }
+        for body in due { body() }
+        due.removeAll(keepingCapacity: true)
+    }
+
+    /// Until the earliest timer (zero if one is due), at most `idleWake`.
+    func pollTimeout() -> Duration {
+        guard let earliest = timers.lazy.map(\.deadline).min() else { return Self.idleWake }
+        let now = ContinuousClock.now
+        return earliest <= now ? .zero : min(Self.idleWake, now.duration(to: earliest))
+    }
+
+    func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
+        nextID += 1
+        turnEndHooks.append((nextID, body))
+        return TurnEndToken(id: nextID)
+    }
+
+    func addReader(_ socket: ZMQSocket, _ handler: @escaping () -> Void) -> ReaderToken {
+        nextID += 1
+        readers[nextID] = Reader(socket: socket, handler: handler)
+        order.append(nextID)
+        pollerDirty = true
+        return ReaderToken(id: nextID)
+    }
+
+    func removeReader(_ token: ReaderToken) {
+        guard readers.removeValue(forKey: token.id) != nil else { return }
+        order.removeAll { $0 == token.id }
+        pollerDirty = true
+    }
+
+    func poll(wake: WakeSignal, timeout: Duration) {
+        if pollerDirty { rebuildPoller(wake: wake) }
+        let ready: Int
+        do {
+            ready = try poller.poll(timeout: timeout)
+        } catch {
+            // A socket closed between rebuilds, or the context is terminating: rebuild next turn.
+            pollerDirty = true
+            return
+        }
+        guard ready > 0 else { return }
+        if let wakeToken, poller.isReadable(wakeToken) { wake.drain() }
+        for (id, token) in readerTokens where poller.isReadable(token) {
+            // A handler may remove readers (its own or others'): check each is still registered.
+            readers[id]?.handler()
+        }
+    }
+
+    private func rebuildPoller(wake: WakeSignal) {
+        poller.removeAll()
+        wakeToken = poller.register(fileDescriptor: wake.fileDescriptor, for: .readable)
+        readerTokens.removeAll(keepingCapacity: true)
+        for id in order {
+            guard let reader = readers[id], !reader.socket.isClosed,
+                let token = try? poller.register(reader.socket, for: .readable)
+            else { continue }
+            readerTokens.append((id, token))
+        }
+        pollerDirty = false
+    }
+}
