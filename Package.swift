@@ -51,7 +51,7 @@ let package = Package(
         // The domain, naming no socket, file or thread: what a feature on the cluster is given
         // (the data plane as closures, operator actions described once, logging) and the
         // feeds-and-follows feature, its state and its durable fold.
-        .target(name: "RexCluster", dependencies: ["RexControl"]),
+        .target(name: "RexCluster", dependencies: ["RexControl", "SwiftRex"]),
         .target(name: "RexFeeds", dependencies: ["RexCluster", "RexControl", "RexMembership", "SwiftRex"]),
         // The runtime carrying the domain out over ZeroMQ and SQLite.
         .target(

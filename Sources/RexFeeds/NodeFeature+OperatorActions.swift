@@ -1,7 +1,10 @@
 public import RexCluster
 public import RexControl
 
-extension NodeFeature {
+extension NodeFeature: ClusterFeature {
+    /// The feeds-and-follows feature, at the version of its actions and state document.
+    public static let identity = FeatureIdentity(name: "feeds", version: "1")
+
     /// The node's feeds, follows and peers, as operators own them.
     package enum Resources {
         static let feeds = OperatorResource<NodeState>(

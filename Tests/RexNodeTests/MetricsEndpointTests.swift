@@ -62,7 +62,7 @@ import Testing
             "rexnode_members", "process_resident_memory_bytes", "process_open_fds",
         ] { #expect(types[name] == "gauge", "\(name)") }
         #expect(types["rexnode_reconcile_cycle_duration_seconds"] == "histogram")
-        #expect(text.contains("rexnode_info{node=\"m1\"} 1\n"))
+        #expect(text.contains("rexnode_info{node=\"m1\",feature=\"feeds\",feature_version=\"1\"} 1\n"))
         #expect(text.contains("rexnode_members{status=\"unknown\"} 1\n"), "the ghost peer, not a member, is counted once")
         #expect(text.contains("rexnode_members{status=\"alive\"} 0\n"))
 

@@ -24,10 +24,16 @@ extension MetricsDocument {
     /// (seconds, bytes), `_total` counters, and the cycle-duration histogram as
     /// `_bucket{le=…}` (cumulative, ending with `+Inf`), `_sum` and `_count`.
     ///
-    /// - Parameter nodeID: exported as the `node` label of `rexnode_info` (escaped).
+    /// - Parameter nodeID: exported as the `node` label of `rexnode_info` (escaped), beside the
+    ///   `feature` and `feature_version` the node runs.
     public func prometheusText(nodeID: String) -> String {
         var out = PrometheusWriter()
-        out.gauge("rexnode_info", "The node's id, as a label (always 1).", labels: ["node": nodeID], 1)
+        let help = "The node's id and the feature it runs, as labels (always 1)."
+        if let feature {
+            out.gauge("rexnode_info", help, labels: ["node": nodeID, "feature": feature.name, "feature_version": feature.version], 1)
+        } else {
+            out.gauge("rexnode_info", help, labels: ["node": nodeID], 1)
+        }
         out.gauge("rexnode_uptime_seconds", "Seconds since the node started.", Double(uptimeMs) / 1000)
 
         out.counter("rexnode_reconcile_cycles_total", "Reconcile cycles run since the node started.", reconcile.cycles)

@@ -24,6 +24,8 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     /// The SWIM membership's members by status and its messages; absent for a node without one
     /// (and older nodes).
     public var membership: Membership?
+    /// The feature the node runs; absent from older nodes.
+    public var feature: FeatureIdentity?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,

@@ -162,7 +162,7 @@ final class ControlService {
                     .success(
                         PingDocument(
                             node: node.id, uptimeMs: node.uptimeMs, pub: node.pub, control: node.control,
-                            pid: Int(ProcessInfo.processInfo.processIdentifier)))))
+                            pid: Int(ProcessInfo.processInfo.processIdentifier), feature: NodeFeature.identity))))
         case .dispatch:
             guard acceptingDispatch else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
             guard let reading else { throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'") }

@@ -79,6 +79,7 @@ struct NodeMetricsSampler {
                 mailbox: (mailbox.current, mailbox.max), process: .current, liveByKind: ChannelKind.liveCounts(counters),
                 controlRequests: requests)
             document.journal = journal
+            document.feature = NodeFeature.identity
             return document
         }
     }

@@ -32,7 +32,7 @@ for id in "${ids[@]}"; do
     curl -sS --max-time 5 -o "$body" "$url/metrics" || fail "$id: GET $url/metrics failed"
     out=$("$promtool" check metrics <"$body" 2>&1) || fail "$id: promtool check metrics: $out"
     step "$id: promtool check metrics: clean ($(grep -c '^rexnode_\|^process_' "$body") samples)"
-    grep -qx "rexnode_info{node=\"$id\"} 1" "$body" || fail "$id: no rexnode_info{node=\"$id\"} 1"
+    grep -qx "rexnode_info{node=\"$id\",feature=\"feeds\",feature_version=\"1\"} 1" "$body" || fail "$id: no rexnode_info{node=\"$id\",feature=\"feeds\",…} 1"
     # cluster.sh gives every node a data dir: its journal families were part of the check above.
     grep -q '^rexnode_journal_commit_duration_seconds_count ' "$body" || fail "$id: no rexnode_journal_* metrics"
     # Channel lifecycles by kind: every node opened its peers' connections and its membership.

@@ -41,7 +41,7 @@ for host in $(all_hosts); do
     check_eq "$host ${URL[$host]}/healthz" ok "$(curl -sS --max-time 2 "${URL[$host]}/healthz" 2>&1)"
     body="$S_TMP/metrics-$host.txt"
     curl -sS --max-time 2 -o "$body" "${URL[$host]}/metrics" || { check_fail "$host: GET /metrics failed"; continue; }
-    grep -qx "rexnode_info{node=\"$host\"} 1" "$body" || check_fail "$host: no rexnode_info{node=\"$host\"} 1"
+    grep -qx "rexnode_info{node=\"$host\",feature=\"feeds\",feature_version=\"1\"} 1" "$body" || check_fail "$host: no rexnode_info{node=\"$host\",feature=\"feeds\",…} 1"
     check_eq "$host rexnode_members{status=\"alive\"}" $((HOSTS_COUNT - 1)) "$(members_of "$host" alive)"
     if [ -n "$promtool" ]; then
         out=$("$promtool" check metrics <"$body" 2>&1) && step "$host: promtool check metrics: clean" \
