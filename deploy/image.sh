@@ -624,7 +624,7 @@ check_cleanup() {
     fi
     [ -z "${CHECK_WORK:-}" ] || rm -rf "$CHECK_WORK"
     local left
-    left=$(podman ps --all --quiet --filter "name=^rexcheck-" 2>/dev/null; podman volume ls --quiet --filter "name=^rexcheck-" 2>/dev/null)
+    left=$(podman ps --all --quiet --filter "name=^rexcheck-${CHECK_TOKEN:-}-" 2>/dev/null; podman volume ls --quiet --filter "name=^rexcheck-${CHECK_TOKEN:-}-" 2>/dev/null)
     if [ -n "$left" ]; then
         error "left behind after the check: $(paste -sd ' ' <<<"$left")"
         status=1
