@@ -43,9 +43,10 @@
 # /etc/containers are not used for either. State lives in .deploy/image/ (or $REX_IMAGE_DIR):
 # storage/ (images, volumes, podman's database), run/ (podman's run state), tmp/ (its events and
 # locks), networks/ (none made; host networking), storage.conf. Outside it podman 4.3 itself
-# writes /var/lib/containers/cache/blob-info-cache-v1.boltdb (at import) and /run/runc (runc's
-# state directory), and libuuid its clock (/var/lib/libuuid/clock.txt, as any program making
-# time-based UUIDs); nothing in /etc or in ~. Needs root (mmdebstrap's and podman's root modes).
+# writes /var/lib/containers/cache/blob-info-cache-v1.boltdb (at import), /run/runc (runc's state
+# directory) and an empty /run/containers/networks (netavark's, made at every start), and libuuid
+# its clock (/var/lib/libuuid/clock.txt, as any program making time-based UUIDs); nothing in /etc
+# or in ~. Needs root (mmdebstrap's and podman's root modes).
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
