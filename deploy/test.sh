@@ -3,7 +3,10 @@
 # builds and runs the unit tests (swift build --build-tests && swift test), the API docs
 # (deploy/docs.sh), the example package built against a tagged clone by version
 # (deploy/example.sh), the examples of README.md and docs/ run against real nodes
-# (deploy/docs-check.sh), then the end-to-end suite against a real
+# (deploy/docs-check.sh), the Prometheus rules (deploy/prometheus/check.sh), the systemd unit
+# (deploy/systemd/check.sh), an image of rexnode and rexctl with 3 nodes run from it and the unit
+# run under systemd (deploy/image.sh check and systemd, the Swift runtime shared: they reuse the
+# release build), then the end-to-end suite against a real
 # multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
@@ -64,6 +67,12 @@ phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1;
 if [ -n "$unit" ]; then
     phase "example package (SwiftRex 0.1.0 by version, release)" "$DEPLOY_SCRIPTS_DIR/example.sh" || true
     phase "README and docs/ examples (deploy/docs-check.sh)" "$DEPLOY_SCRIPTS_DIR/docs-check.sh" || true
+    phase "Prometheus rules (promtool check and test; metrics a node serves)" "$DEPLOY_SCRIPTS_DIR/prometheus/check.sh" || true
+    phase "systemd unit (systemd-analyze verify, security)" "$DEPLOY_SCRIPTS_DIR/systemd/check.sh" || true
+    # The static-runtime image (deploy/image.sh check without --runtime) needs a release build of
+    # its own, 5-6 min more here: a separate command.
+    phase "image (mmdebstrap, podman import; 3 nodes from it)" "$DEPLOY_SCRIPTS_DIR/image.sh" check --runtime shared || true
+    phase "systemd (3 rexnode@ units under systemd in podman)" "$DEPLOY_SCRIPTS_DIR/image.sh" systemd --runtime shared || true
 fi
 # The suite's closing line is repeated last, after the timing table, for whoever reads the end.
 e2e_result=$(mktemp)
