@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexControl
+import RexCluster
+import RexControl
 
 extension Follow {
     /// Records messages one read brought, oldest first: each is accepted, or counted and dropped

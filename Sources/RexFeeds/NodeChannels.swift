@@ -1,6 +1,6 @@
-public import RexCluster
-public import RexControl
-public import SwiftRex
+import RexCluster
+import RexControl
+import SwiftRex
 
 /// The channels a node's state implies, written against `NodeTransport` and the store's clock.
 /// Every body and handler runs on the store's executor (the reactor thread in a running node).

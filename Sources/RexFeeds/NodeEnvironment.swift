@@ -1,5 +1,5 @@
 public import RexCluster
-public import RexControl
+package import RexControl
 
 /// What the node's behavior needs from the outside: the data plane (`NodeTransport`), the
 /// store's clock, its settings and a logger. Nothing here is a socket: a test builds one from an

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexControl
+package import RexCluster
+import RexControl
 public import SwiftRex
 
 /// The node's behavior: feeds, peers, follows, publish and membership.

@@ -1,4 +1,4 @@
-public import RexControl
+import RexControl
 
 /// One field of an operator action's JSON object: its member name, what it may hold, and
 /// whether it may be left out.

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexControl
+package import RexCluster
+import RexControl
 
 /// The part of a node's state that survives its process: what operators set, as a fold of the
 /// operator actions it accepted.

@@ -1,6 +1,6 @@
-public import RexCluster
-public import RexControl
-package import RexMembership
+import RexCluster
+import RexControl
+import RexMembership
 import Synchronization
 
 /// What reaches the membership channel: its timer fired, or a message arrived.

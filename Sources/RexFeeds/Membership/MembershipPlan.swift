@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexControl
+import RexCluster
+import RexControl
 package import RexMembership
 import Synchronization
 

@@ -1,6 +1,6 @@
-public import RexCluster
-public import RexControl
-public import SwiftRex
+import RexCluster
+import RexControl
+import SwiftRex
 
 extension NodeChannels {
     /// The SWIM membership: one `MembershipHost` for the node's life,

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexControl
+import RexCluster
+import RexControl
 
 /// The names of the follows `from` each peer, kept by the node's reducer beside
 /// `NodeState.follows`, so a membership report on one peer re-resolves that peer's follows

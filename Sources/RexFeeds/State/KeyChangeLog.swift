@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexControl
+import RexCluster
+import RexControl
 
 /// The keys a reducer changed, newest last, bounded: it keeps at least the last `capacity` keys
 /// (at most twice as many, plus two chunks), and a reader that fell further behind is told so

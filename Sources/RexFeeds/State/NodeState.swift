@@ -1,4 +1,4 @@
-public import RexCluster
+import RexCluster
 public import RexControl
 
 /// Everything a node knows, as plain Codable data: the single source its channels derive from.

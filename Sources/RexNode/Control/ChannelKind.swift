@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 import SwiftRex
 
 /// What a channel of a node is for, told from its id (the ids `NodeFeature` gives): the `kind`

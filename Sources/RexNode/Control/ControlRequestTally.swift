@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// Control requests answered since start, by operation and result: the metrics document's
 /// `controlRequests` (`rexnode_control_requests_total{op, result}`).

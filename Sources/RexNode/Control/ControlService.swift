@@ -1,7 +1,7 @@
 import Foundation
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import SwiftRex
 import ZMQ
 

@@ -1,6 +1,6 @@
 import Dispatch
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// A task executor that runs its jobs on a serial Dispatch queue of its own: async work that
 /// must not wait for Swift's cooperative pool (one thread per core, which blocking work in the

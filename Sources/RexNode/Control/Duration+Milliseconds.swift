@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 extension Duration {
     /// Milliseconds with at most three decimals (a microsecond), as documents carry durations.

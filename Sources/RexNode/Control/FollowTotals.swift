@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// The follows' message counters summed for the metrics document, saturating at `Int.max`
 /// (counters from hostile peers may be huge).

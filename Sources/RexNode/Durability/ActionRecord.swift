@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// The journal's binary form of the operator actions that change a node's state: the action's
 /// tag byte (its description's `JournalTags`), then each field as a 4-byte little-endian length

@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// Which keys (feeds, follows, peers: the catalog's resources) a node holds once every accepted
 /// operator action is applied: the limit check at the moment of acceptance, exact.

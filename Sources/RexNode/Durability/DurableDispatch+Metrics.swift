@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 extension DurableDispatch {
     /// The journal's part of the metrics, on the reactor: the pending count is the dispatch's,

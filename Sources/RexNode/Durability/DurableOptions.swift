@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 public import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// Where and how a node keeps its durable state (`rexnode --data-dir DIR`).
 public struct DurableOptions: Sendable, Equatable {

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 import SwiftRex
 
 /// What a node's journal writer has done since the node started (the `rexnode_journal_*`

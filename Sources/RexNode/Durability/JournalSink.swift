@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// Where ``DurableDispatch`` hands the actions it admitted: the node's ``JournalWriter``, which
 /// reports their commit back through ``DurableDispatch/handle(_:)`` — or, in a test, a recorder

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 import SQLite
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Foundation
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import SQLite
 
 /// Reading a data directory back: the snapshot, then the journal after it, every batch and

@@ -1,7 +1,7 @@
 import Foundation
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import SQLite
 
 /// A node's durable state in SQLite: the latest snapshot plus a journal of the operator actions

@@ -1,6 +1,6 @@
 import Foundation
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// What an SQLite write-ahead log (`…-wal`) holds, read before SQLite opens it.
 ///

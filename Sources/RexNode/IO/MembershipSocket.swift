@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 import RexMembership
 import ZMQ
 

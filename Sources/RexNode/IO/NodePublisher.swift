@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import ZMQ
 
 /// The node's one publishing socket: an XPUB every peer subscribes to.

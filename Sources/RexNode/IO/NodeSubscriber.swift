@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import ZMQ
 
 /// The node's subscribing sockets: one shared SUB connected to every peer, carrying every follow

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// Messages published during one reactor turn, encoded back to back until the turn ends.
 ///

@@ -3,8 +3,8 @@ import ZMQ
 
 #if canImport(Glibc)
 import Glibc
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 #endif
 
 /// How a message travels between nodes: `[topic\0sender epoch sequence, value]`.

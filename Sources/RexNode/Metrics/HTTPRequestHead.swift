@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// The request line of an HTTP/1.x request, parsed from the bytes a connection sent so far.
 ///

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 public import SwiftRex
 import Synchronization
 package import ZMQ

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// A value that may only be used on one reactor's thread, passed around as `Sendable`.
 ///

@@ -1,10 +1,10 @@
 import Dispatch
 import Foundation
-public import RexCluster
-public import RexFeeds
-public import SwiftRex
+import RexCluster
+import RexFeeds
+import SwiftRex
 import Synchronization
-package import ZMQ
+import ZMQ
 
 /// The reactor loop's thread-only state: readers, the poller built from them, and turn-end hooks.
 final class LoopState {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 #endif
 
 /// A non-blocking pipe other threads write to, waking the reactor out of `zmq_poll`.

@@ -1,5 +1,5 @@
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// Which routes want which topics, and what the shared subscriber must subscribe to for them.
 ///

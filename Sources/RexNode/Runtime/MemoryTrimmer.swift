@@ -1,7 +1,7 @@
 import CGlibcMalloc
 import Dispatch
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// Gives freed heap memory back to the system every 2 s (`malloc_trim`).
 ///

@@ -1,6 +1,6 @@
 import Foundation
-public import RexCluster
-public import RexControl
+import RexCluster
+import RexControl
 public import RexFeeds
 public import SwiftRex
 import Synchronization

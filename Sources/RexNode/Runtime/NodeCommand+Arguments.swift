@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 extension NodeCommand {
     /// Parses arguments (without the program name).

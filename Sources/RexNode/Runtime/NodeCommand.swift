@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// The `rexnode` command line: parses flags into a configuration, runs the node until SIGINT or
 /// SIGTERM, and maps failures to exit codes (64 usage, 1 runtime failure).

@@ -1,6 +1,6 @@
 import Foundation
-public import RexCluster
-public import RexFeeds
+import RexCluster
+import RexFeeds
 
 /// Resource usage of this process, read from /proc.
 enum ProcessStats {

@@ -1,7 +1,7 @@
 import Foundation
-public import RexCluster
+import RexCluster
 public import RexControl
-public import RexFeeds
+import RexFeeds
 
 /// What a secured node authenticates with and whom it lets in: its own CURVE key pair, the
 /// cluster's members (each node's public key, from the cluster file) and the operators

@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import Synchronization
 
 /// What a secured node's gatekeeper and control service count, shared by reference between them

@@ -1,6 +1,6 @@
-public import RexCluster
+import RexCluster
 import RexControl
-public import RexFeeds
+import RexFeeds
 import ZMQ
 
 /// Who may connect to a secured node, per socket: the decision of its ZAP handler, with no I/O
