@@ -4,6 +4,10 @@ import Foundation
 /// without polling: the wait wakes on the signal itself, and `timeout` only bounds a test whose
 /// event never comes.
 public final class Arrivals: Sendable {
+    /// How long a wait lasts by default before the test fails instead of hanging: generous, so
+    /// a loaded machine never reaches it; an event that comes at all comes far sooner.
+    public static let safetyTimeout = Duration.seconds(30)
+
     private let semaphore = DispatchSemaphore(value: 0)
 
     public init() {}
@@ -15,7 +19,7 @@ public final class Arrivals: Sendable {
 
     /// Waits for `count` more events, on a thread of its own (never blocking the cooperative
     /// pool), for at most `timeout` in all; false if they did not all come.
-    public func wait(for count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+    public func wait(for count: Int = 1, timeout: Duration = Arrivals.safetyTimeout) async -> Bool {
         let semaphore = self.semaphore
         let (seconds, attoseconds) = timeout.components
         let deadline = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))

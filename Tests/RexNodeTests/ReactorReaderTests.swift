@@ -13,6 +13,10 @@ import ZMQ
 /// socket's `ZMQ_FD` (what any wait on the descriptors instead of `zmq_poll` must get right); a
 /// socket closed without removing its reader does not stop the loop.
 @Suite struct ReactorReaderTests {
+    /// The idle poll of the reactors under test, far past `Arrivals.safetyTimeout`: a message
+    /// reaches its reader in time only if its socket woke the poll.
+    static let idleWake = Duration.seconds(3_600)
+
     /// Two PAIR sockets over inproc on the reactor: `receiver` has a reader that records each
     /// message, `sender` is for jobs to send from.
     private final class Pair {
@@ -55,7 +59,8 @@ import ZMQ
 
     @Test func aMessageSentWhileTheReactorSleepsReachesItsReader() async throws {
         let context = try ZMQContext()
-        let reactor = Reactor(name: "reactor-reader-sleep")
+        // An idle poll of an hour: only the socket's signal can wake the reactor in time.
+        let reactor = Reactor(name: "reactor-reader-sleep", idleWake: Self.idleWake)
         let received = Received()
         let pair = try start(reactor, context: context, name: "reader-sleep", received: received)
         defer {
@@ -77,7 +82,9 @@ import ZMQ
     /// (else it would sleep until the next message, or forever).
     @Test func aMessageWhoseSignalTheTurnConsumedIsStillDelivered() async throws {
         let context = try ZMQContext()
-        let reactor = Reactor(name: "reactor-reader-edge")
+        // An idle poll of an hour: a reactor that blocked with the message waiting would not see
+        // it before the test's safety timeout.
+        let reactor = Reactor(name: "reactor-reader-edge", idleWake: Self.idleWake)
         let received = Received()
         let pair = try start(reactor, context: context, name: "reader-edge", received: received)
         defer {
@@ -97,8 +104,7 @@ import ZMQ
         }
         #expect(sawReadable.withLock { $0 }, "ZMQ_EVENTS reported the message")
         #expect(descriptorQuiet.withLock { $0 }, "the set-up consumed the descriptor's signal, as the test needs")
-        // Well within the reactor's 1 s idle wake: the message is seen before the loop blocks.
-        #expect(await received.arrivals.wait(timeout: .milliseconds(500)))
+        #expect(await received.arrivals.wait(), "seen before the loop blocked")
         #expect(received.messages.withLock { $0 } == ["edge"])
     }
 

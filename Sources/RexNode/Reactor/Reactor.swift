@@ -38,7 +38,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
     private let wake = WakeSignal()
-    private let loop = LoopState()
+    private let loop: LoopState
     /// After the loop exits (its sockets are closed by then), work still handed to the reactor —
     /// say a late read of a released store — runs on this serial queue, so it never hangs.
     private let retired: DispatchQueue
@@ -48,7 +48,22 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     /// Starts the reactor thread.
     public init(name: String = "rex-reactor") {
         self.name = name
+        loop = LoopState(idleWake: LoopState.defaultIdleWake)
         retired = DispatchQueue(label: name + ".retired")
+        startThread()
+    }
+
+    /// Starts the reactor thread, whose poll waits at most `idleWake` when nothing is due (a
+    /// test makes it long, so that only a timer's deadline or a socket can end a poll).
+    init(name: String, idleWake: Duration) {
+        self.name = name
+        loop = LoopState(idleWake: idleWake)
+        retired = DispatchQueue(label: name + ".retired")
+        startThread()
+    }
+
+    /// The rest of either init, once every property is set: the thread, and its id.
+    private func startThread() {
         retired.setSpecific(key: Self.retiredKey, value: ObjectIdentifier(retired))
         let thread = Thread { [self] in run() }
         thread.name = name

@@ -13,9 +13,16 @@ final class LoopState {
         let handler: () -> Void
     }
 
-    /// The longest a poll waits with nothing to do: work arrives through the eventfd, so this is a
-    /// safety net, not a timer.
-    static let idleWake = Duration.seconds(1)
+    /// The longest a poll waits with nothing to do by default: work arrives through the eventfd,
+    /// so this is a safety net, not a timer.
+    static let defaultIdleWake = Duration.seconds(1)
+
+    /// The longest a poll waits with nothing to do.
+    let idleWake: Duration
+
+    init(idleWake: Duration) {
+        self.idleWake = idleWake
+    }
 
     var readers: [UInt64: Reader] = [:]
     var order: [UInt64] = []
@@ -52,9 +59,9 @@ final class LoopState {
 
     /// Until the earliest timer (zero if one is due), at most `idleWake`.
     func pollTimeout() -> Duration {
-        guard let earliest = timers.lazy.map(\.deadline).min() else { return Self.idleWake }
+        guard let earliest = timers.lazy.map(\.deadline).min() else { return idleWake }
         let now = ContinuousClock.now
-        return earliest <= now ? .zero : min(Self.idleWake, now.duration(to: earliest))
+        return earliest <= now ? .zero : min(idleWake, now.duration(to: earliest))
     }
 
     func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
