@@ -30,6 +30,23 @@ public func waitFor(_ node: Node, timeout: Duration = .seconds(30), _ condition:
     }
 }
 
+/// Waits until every subscription `follower` sent so far on its shared socket has reached
+/// `publisher`'s publisher, by an event rather than a poll of the publisher.
+///
+/// `publisher` retains a value under `marker` and `follower` follows it: a follower asks for a
+/// follow's snapshot after the follow's subscription, on the same socket behind every directive
+/// queued before it, and a publisher reads them in order, so the snapshot's arrival means
+/// everything before it arrived. The follower is idle first, so the marker's follow settles
+/// after every follow dispatched before it. The marker's own subscription stays: unfollow it
+/// before the next marker to see it gone.
+public func waitUntilSubscriptionsArrive(from follower: Node, at publisher: Node, marker: String) async -> Bool {
+    publisher.dispatch(.set(topic: marker, value: "marker"))
+    guard await waitFor(publisher, { $0.feeds[marker] != nil }) else { return false }
+    await follower.store.waitUntilIdle()
+    follower.dispatch(.follow(name: marker, topic: marker, from: nil))
+    return await waitFor(follower) { $0.follows[marker]?.lastValue == "marker" }
+}
+
 /// Waits until `condition` holds, checking every 5 ms, for at most `timeout` of wall time: for
 /// what the state does not show (sockets, subscriptions at a peer, file descriptors).
 @discardableResult

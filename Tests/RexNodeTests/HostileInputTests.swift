@@ -95,9 +95,22 @@ import ZMQ
         }
         try stalled.setOption(.receiveHighWaterMark, 10)
         try stalled.subscribe("")
-        try stalled.connect(n1.pubEndpoint)
         n2.dispatch(.follow(name: "f", topic: "load", from: nil))
-        #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions().isSuperset(of: ["load", "*"]) })
+        #expect(await waitUntilSubscriptionsArrive(from: n2, at: n1, marker: "ready"), "n2's subscription is at n1")
+        // The stalled subscriber asks for the marker's snapshot after subscribing to everything:
+        // the answer means its subscription is at n1 too.
+        try stalled.subscribe(WireMessage.snapshotTag(epoch: 1, route: 1) + Array("ready".utf8) + [0])
+        try stalled.connect(n1.pubEndpoint)
+        let poller = ZMQPoller(capacity: 1)
+        try poller.register(stalled)
+        var answered = false
+        while !answered, try poller.poll(timeout: Arrivals.safetyTimeout) > 0 {
+            while let frames = try stalled.tryReceiveMultipart() {
+                answered = answered || frames.first?.starts(with: WireMessage.snapshotTag(epoch: 1, route: 1)) == true
+            }
+        }
+        #expect(answered, "the stalled subscriber's subscription is at n1")
+        #expect(n1.publisherSubscriptions().isSuperset(of: ["load", "*"]))
         // 60 rounds of 500 × 1 KiB: far more than the stalled subscriber's queues and socket
         // buffers hold. Each round waits for the live follower, which must never fall behind.
         let payload = String(repeating: "x", count: 1_024)
@@ -117,8 +130,6 @@ import ZMQ
         // published per round until one gets through) a later message of the topic. Its backlog
         // (socket buffers behind a 10-message queue) comes in a few messages per round, so the
         // rounds are bounded by a safety deadline, not by a count.
-        let poller = ZMQPoller(capacity: 1)
-        try poller.register(stalled)
         var sequences: [UInt64] = []
         let safetyDeadline = ContinuousClock.now.advanced(by: .seconds(60))
         while (sequences.last ?? 0) <= UInt64(sent), ContinuousClock.now < safetyDeadline {

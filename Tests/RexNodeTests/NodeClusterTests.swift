@@ -45,7 +45,8 @@ import Testing
         let n1 = try startNode("n1")
         let n2 = try startNode("n2", peers: ["n1": n1])
         n2.dispatch(.follow(name: "burst", topic: "burst", from: nil))
-        #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions().contains("burst") })
+        #expect(await waitUntilSubscriptionsArrive(from: n2, at: n1, marker: "marker"))
+        #expect(n1.publisherSubscriptions().contains("burst"))
         let count = NodePublisher.outboxLimit * 10 + 7  // dispatched faster than processed: big batches
         for n in 1...count { n1.dispatch(.publish(topic: "burst", payload: "m\(n)")) }
         #expect(await waitFor(n2) { $0.follows["burst"]?.count == count })
@@ -64,12 +65,14 @@ import Testing
         let n2 = try startNode("n2", peers: ["n1": n1])
         let topics = (0..<(SubscriptionDirectiveQueue.batch + 37)).map { "b.\($0)" }
         for topic in topics { n2.dispatch(.follow(name: topic, topic: topic, from: nil)) }
-        #expect(await eventually(.seconds(30)) { n1.publisherIsSubscribed(toAll: topics) })
-        #expect(n1.publisherSubscriptions() == Set(topics))
+        #expect(await waitUntilSubscriptionsArrive(from: n2, at: n1, marker: "marker.1"))
+        #expect(n1.publisherIsSubscribed(toAll: topics))
+        #expect(n1.publisherSubscriptions() == Set(topics + ["marker.1"]))
         #expect(!n1.publisherIsSubscribed(toAll: topics + ["b.absent"]))
-        for topic in topics.dropFirst() { n2.dispatch(.unfollow(name: topic)) }
-        #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions() == [topics[0]] })
-        #expect(n2.socketCounts().sharedSubscriptions == 1)
+        for topic in topics.dropFirst() + ["marker.1"] { n2.dispatch(.unfollow(name: topic)) }
+        #expect(await waitUntilSubscriptionsArrive(from: n2, at: n1, marker: "marker.2"))
+        #expect(n1.publisherSubscriptions() == [topics[0], "marker.2"])
+        #expect(n2.socketCounts().sharedSubscriptions == 2)
         await n2.stop()
         await n1.stop()
     }
@@ -81,17 +84,15 @@ import Testing
         let n1 = try startNode("n1")
         let n2 = try startNode("n2", peers: ["n1": n1])
         n2.dispatch(.follow(name: "first", topic: "s.x", from: nil))
-        #expect(await eventually(.seconds(30)) { n1.publisherSubscriptions().contains("s.x") })
+        #expect(await waitUntilSubscriptionsArrive(from: n2, at: n1, marker: "marker.1"))
         for n in 1...3 { n1.dispatch(.publish(topic: "s.x", payload: "m\(n)")) }
         #expect(await waitFor(n2) { $0.follows["first"]?.count == 3 })
 
         n2.dispatch(.follow(name: "second", topic: "s.x", from: nil))
         n2.dispatch(.follow(name: "all", topic: "s.*", from: nil))
-        #expect(
-            await eventually(.seconds(30)) {
-                let live = await n2.store.keep().channels.filter { $0.status == .live }.map { "\($0.id)" }
-                return live.contains("follow[second]") && live.contains("follow[all]") && n1.publisherSubscriptions().contains("s.*")
-            })
+        // Their channels open before the marker's (they settle first), and their routes with them.
+        #expect(await waitUntilSubscriptionsArrive(from: n2, at: n1, marker: "marker.2"))
+        #expect(n1.publisherSubscriptions().contains("s.*"))
         for n in 4...5 { n1.dispatch(.publish(topic: "s.x", payload: "m\(n)")) }
         n1.dispatch(.publish(topic: "s.xy", payload: "longer"))
         #expect(await waitFor(n2) { $0.follows["all"]?.count == 3 && $0.follows["second"]?.count == 2 && $0.follows["first"]?.count == 5 })
