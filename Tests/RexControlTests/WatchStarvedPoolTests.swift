@@ -20,8 +20,10 @@ import ZMQ
         var changePush = false
     }
 
-    /// The pool is held only for the moments the test needs (about 0.1 s when it passes, 3 s
-    /// at most): the other suites run on it too, in parallel.
+    /// The pool is held only for the moments the test needs: until both pushes came (about
+    /// 0.1 s when it passes), `safetyTimeout` at most. The other suites run on it too, in parallel.
+    static let safetyTimeout = Duration.seconds(30)
+
     @Test func pushesKeepComingWhileThePoolIsBlocked() async throws {
         let node = try startQuietNode("starved")
         let outcome = try await offPool { () throws -> Outcome in
@@ -33,13 +35,12 @@ import ZMQ
             // and tried again (at most 40 times), so a partial block never lasts long.
             var blockers: PoolBlockers?
             for _ in 0..<40 {
-                let attempt = PoolBlockers(count: ProcessInfo.processInfo.activeProcessorCount, atMost: .seconds(3))
+                let attempt = PoolBlockers(count: ProcessInfo.processInfo.activeProcessorCount, atMost: Self.safetyTimeout)
                 if attempt.waitUntilAllBlock(within: .milliseconds(200)) {
                     blockers = attempt
                     break
                 }
                 attempt.release()
-                usleep(50_000)
             }
             defer { blockers?.release() }
             outcome.poolBlocked = blockers != nil
@@ -48,12 +49,12 @@ import ZMQ
             let witness = ProbeFlag()
             Task.detached { witness.set() }
 
+            // Both pushes must come before the blockers give up (the witness checks they did not).
+            let deadline = ContinuousClock.now + Self.safetyTimeout
             try client.send(#"{"v": 1, "id": "p", "op": "watch", "documents": ["keep", "state"]}"#)
-            outcome.firstPush = try client.receive(timeout: .milliseconds(1200)) != nil
+            outcome.firstPush = try client.receive(timeout: ContinuousClock.now.duration(to: deadline)) != nil
             node.dispatch(.set(topic: "starved", value: "1"))
-            let deadline = ContinuousClock.now + .milliseconds(1200)
-            while !outcome.changePush, ContinuousClock.now < deadline {
-                guard let text = try client.receive(timeout: ContinuousClock.now.duration(to: deadline)) else { break }
+            while !outcome.changePush, let text = try client.receive(timeout: ContinuousClock.now.duration(to: deadline)) {
                 let push = try ReceivedReply(Array(text.utf8)).result(WatchDocument<NodeState>.self).get()
                 outcome.changePush = push.state?.feeds["starved"]?.value == "1"
             }
@@ -71,7 +72,7 @@ import ZMQ
 /// Tasks that block one cooperative-pool thread each until released (or `atMost` passed).
 private final class PoolBlockers: Sendable {
     private let gate = DispatchSemaphore(value: 0)
-    private let started = Atomic<Int>(0)
+    private let started = DispatchSemaphore(value: 0)
     private let count: Int
 
     init(count: Int, atMost limit: Duration) {
@@ -79,7 +80,7 @@ private final class PoolBlockers: Sendable {
         let seconds = Double(limit.components.seconds)
         for _ in 0..<count {
             Task.detached { [self] in
-                started.add(1, ordering: .sequentiallyConsistent)
+                started.signal()
                 // Blocking on purpose: that is the test. A blocker that starts after the release
                 // finds its signal waiting and returns at once.
                 _ = gate.wait(timeout: .now() + seconds)
@@ -89,12 +90,8 @@ private final class PoolBlockers: Sendable {
 
     /// Whether every blocker runs (and so holds its thread) within `timeout`.
     func waitUntilAllBlock(within timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while started.load(ordering: .sequentiallyConsistent) < count {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(1000)
-        }
-        return true
+        let deadline = DispatchTime.now() + .milliseconds(Int(timeout / .milliseconds(1)))
+        return (0..<count).allSatisfy { _ in started.wait(timeout: deadline) == .success }
     }
 
     func release() {

@@ -31,14 +31,11 @@ import ZMQ
         }
     }
 
-    /// Whether `condition` on the node's I/O counters holds within 10 s, checked every 50 ms off
-    /// the cooperative pool (reading them waits for the node's reactor).
-    static func countersReach(_ node: Node, _ condition: @escaping @Sendable (NodeIO.Counters) -> Bool) async -> Bool {
-        for _ in 0..<200 {
-            if let counters = try? await offPool({ node.ioCounters() }), condition(counters) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+    /// The node's I/O counters, read off the cooperative pool (reading them waits for the node's
+    /// reactor). The membership's sockets signal nothing a test can wait on, so the tests poll
+    /// these with `eventually`.
+    static func counters(_ node: Node) async -> NodeIO.Counters {
+        (try? await offPool { node.ioCounters() }) ?? NodeIO.Counters()
     }
 
     static func allAlive(_ state: NodeState, _ ids: [String]) -> Bool {
@@ -53,7 +50,10 @@ import ZMQ
         n1.dispatch(.follow(name: "f", topic: "t", from: "n3"))
         #expect(await waitFor(n1, timeout: .seconds(10)) { $0.follows["f"]?.lastValue == "v" }, "a from-follow resolved through membership")
         // Probes flow both ways for a while: everyone stays alive.
-        let probed = await Self.countersReach(n1) { ($0.membership?.sent ?? 0) >= 20 && ($0.membership?.received ?? 0) >= 20 }
+        let probed = await eventually(.seconds(30)) {
+            let membership = await Self.counters(n1).membership
+            return (membership?.sent ?? 0) >= 20 && (membership?.received ?? 0) >= 20
+        }
         #expect(probed, "n1 probed and was probed over its membership socket: \(String(describing: n1.ioCounters().membership))")
         for node in nodes { #expect(Self.allAlive(node.state, cluster.ids), "\(node.id): \(node.state.peers)") }
         #expect(n1.messageCounts().published == 0, "no heartbeats: n1 published nothing")
@@ -113,7 +113,7 @@ import ZMQ
         for node in nodes {
             #expect(await waitFor(node, timeout: .seconds(10)) { Self.allAlive($0, cluster.ids) }, "\(node.id): \(node.state.peers)")
         }
-        let probed = await Self.countersReach(nodes[0]) { ($0.membership?.received ?? 0) >= 20 }
+        let probed = await eventually(.seconds(30)) { (await Self.counters(nodes[0]).membership?.received ?? 0) >= 20 }
         #expect(probed)
         for node in nodes {
             let counters = try #require(node.ioCounters().membership)
@@ -148,7 +148,8 @@ import ZMQ
         let expected: [String: Int] = [
             "bad_magic": 1, "unsupported_version": 1, "truncated": 1, "trailing_bytes": 1, "oversized": 1, "bad_frames": 1,
         ]
-        let counted = await Self.countersReach(n1) { counters in
+        let counted = await eventually(.seconds(30)) {
+            let counters = await Self.counters(n1)
             guard let metrics = MetricsDocument.Membership(socket: counters.membership, machine: counters.membershipMachine, peers: [])
             else { return false }
             return expected.allSatisfy { metrics.dropped[$0.key] == $0.value }
@@ -162,8 +163,10 @@ import ZMQ
         // A frame over twice the limit: libzmq drops that connection before reading it; the node lives on and keeps probing.
         _ = try rogue.send(Array(repeating: 0, count: 40_000), flags: [])
         let probing = counters.membership?.received ?? 0
-        #expect(await Self.countersReach(n1) { ($0.membership?.received ?? 0) >= probing + 5 }, "n1 still hears n2's probes")
-        #expect(await waitFor(n1, timeout: .seconds(2)) { Self.allAlive($0, cluster.ids) })
+        #expect(
+            await eventually(.seconds(30)) { (await Self.counters(n1).membership?.received ?? 0) >= probing + 5 },
+            "n1 still hears n2's probes")
+        #expect(await waitFor(n1) { Self.allAlive($0, cluster.ids) })
         rogue.close()
         try? context.terminate(timeout: .seconds(1))
         for node in nodes.reversed() { await node.stop() }

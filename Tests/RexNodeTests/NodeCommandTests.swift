@@ -212,21 +212,18 @@ import Testing
         ]
         let log = Pipe()
         process.standardError = log
+        let exited = Arrivals()
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let logReader = log.fileHandleForReading
         // Every line, until the last thread of the process has gone (the pipe's end of file).
         let logged = Task { try await offPool { Self.lines(in: logReader) } }
-        var answered = false
-        for _ in 0..<50 where !answered {
-            answered =
-                ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
-        }
-        #expect(answered, "the node answered ping")
-        let pid = process.processIdentifier
+        // Sent at once, delivered when the node binds: the DEALER connects and queues until then.
+        let ping = try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: Arrivals.safetyTimeout)
+        #expect(ping?["ok"] as? Bool == true, "the node answered ping")
         process.terminate()  // SIGTERM
-        let exited = try await offPool { Self.exit(of: pid, timeout: .seconds(30)) }
-        try #require(exited != nil, "exits after SIGTERM")
+        try #require(await exited.wait(), "exits after SIGTERM")
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let lines = try await logged.value
@@ -247,54 +244,20 @@ import Testing
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    /// When a line containing `text` arrived on `handle` (blocking; nil at end of file without one).
-    static func arrival(ofLineContaining text: String, in handle: FileHandle) -> ContinuousClock.Instant? {
+    /// Whether a line containing `text` arrives on `handle` before its end of file (blocking).
+    static func readsLine(containing text: String, in handle: FileHandle) -> Bool {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = read(handle.fileDescriptor, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            let now = ContinuousClock.now
+            guard count > 0 else { return false }
             pending += buffer[..<count]
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                if String(decoding: pending[..<newline], as: UTF8.self).contains(text) { return now }
+                if String(decoding: pending[..<newline], as: UTF8.self).contains(text) { return true }
                 pending.removeSubrange(...newline)
             }
         }
-    }
-
-    /// When every thread of process `pid` had exited (a zombie waiting to be reaped counts as
-    /// exited: it holds no file or socket any more), checked every millisecond; nil after `timeout`.
-    static func exit(of pid: Int32, timeout: Duration) -> ContinuousClock.Instant? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if !hasLiveThread(pid) { return ContinuousClock.now }
-            usleep(1_000)
-        }
-        return nil
-    }
-
-    /// Whether any thread of `pid` is neither a zombie nor dead, by its state in /proc/PID/task/TID/stat.
-    static func hasLiveThread(_ pid: Int32) -> Bool {
-        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return false }
-        return threads.contains { thread in
-            // The state is the field after the command name, which is in parentheses and may hold ") ".
-            guard let stat = procFile("/proc/\(pid)/task/\(thread)/stat"),
-                let nameEnd = stat.range(of: ") ", options: .backwards)
-            else { return false }
-            return !["Z", "X"].contains(stat[nameEnd.upperBound...].prefix(1))
-        }
-    }
-
-    /// A /proc file's text, read with read(2): these files report a size of 0.
-    static func procFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let count = read(fd, &buffer, buffer.count)
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
     }
 
     /// A free loopback port below 32768, found by binding and releasing it.

@@ -115,16 +115,12 @@ import Testing
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         let handle = log.fileHandleForReading
-        let started = try await offPool { NodeCommandTests.arrival(ofLineContaining: #""event":"started""#, in: handle) }
-        #expect(started != nil, "logs started")
+        let started = try await offPool { NodeCommandTests.readsLine(containing: #""event":"started""#, in: handle) }
+        #expect(started, "logs started")
         // rexnode installs its SIGTERM handler just after it starts serving: a ping round trip
         // gives it that time, as in NodeCommandTests.
-        var answered = false
-        for _ in 0..<50 where !answered {
-            answered =
-                ((try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: .milliseconds(200)))?["ok"] as? Bool) == true
-        }
-        #expect(answered, "the node answered ping")
+        let ping = try await controlRequest(control, #"{"v": 1, "op": "ping"}"#, timeout: Arrivals.safetyTimeout)
+        #expect(ping?["ok"] as? Bool == true, "the node answered ping")
         process.terminate()
         let rest = try await offPool { String(decoding: handle.readDataToEndOfFile(), as: UTF8.self) }
         process.waitUntilExit()
