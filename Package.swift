@@ -89,7 +89,7 @@ let package = Package(
                 "RexNode", "RexCluster", "RexFeeds", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport",
                 "SharedTestSupport",
             ]),
-        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl"]),
+        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl", "NodeTestSupport"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
         .testTarget(
             name: "RexControlTests",

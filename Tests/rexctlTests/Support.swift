@@ -44,6 +44,19 @@ func runBlocking(_ arguments: [String], environment: RexCtlEnvironment) -> RunRe
     return RunResult(code: code, stdout: stdout.text, stderr: stderr.text, elapsed: clock.now - start)
 }
 
+/// Expects `result` to have ended at its deadline on rexctl's own clock: not before `deadline`
+/// (less 10 ms of rounding to whole milliseconds), and before `alternative`, what the behaviour
+/// the test rules out would have taken (the default timeout used instead of `--timeout`, one
+/// timeout per node, a request timeout past the deadline). rexctl's waits are `zmq_poll`s on the
+/// wall clock, with no clock to inject: the bound sits in the gap between the two, seconds wide,
+/// rather than on how fast the run went.
+func expectEndedAtDeadline(
+    _ result: RunResult, _ deadline: Duration, before alternative: Duration, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(result.elapsed >= deadline - .milliseconds(10), "ended before its deadline: \(result.elapsed)", sourceLocation: sourceLocation)
+    #expect(result.elapsed < alternative, "ended at \(result.elapsed), not before \(alternative)", sourceLocation: sourceLocation)
+}
+
 /// Runs `rexctl` with `arguments` split on spaces.
 func cli(_ line: String, environment: RexCtlEnvironment = emptyEnvironment) async -> RunResult {
     await cli(line.split(separator: " ").map(String.init), environment: environment)
