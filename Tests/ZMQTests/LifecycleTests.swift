@@ -4,20 +4,46 @@ import Testing
 import ZMQ
 
 @Suite struct LifecycleTests {
+    /// A blocking receive with a timeout waits that long (not returning at once as a
+    /// non-blocking one does) and then reports wouldBlock; on a thread of its own, so a receive
+    /// that ignored the timeout fails the test at `Support.safetyTimeout` instead of hanging it.
     @Test func receiveTimeoutThrowsWouldBlock() throws {
+        struct Outcome {
+            var timeout: Duration?
+            var failure: ZMQError.Code?
+            var waited = Duration.zero
+            var nothingQueued = false
+        }
         let context = try ZMQContext()
-        let sub = try context.socket(.sub)
-        defer { sub.close() }
-        try sub.setOption(.receiveTimeout, .milliseconds(50))
-        #expect(try sub.option(.receiveTimeout) == .milliseconds(50))
-        try sub.subscribe("")
-        let start = ContinuousClock.now
-        let error = #expect(throws: ZMQError.self) { try sub.receiveMultipart() }
-        #expect(error?.code == .wouldBlock)
-        #expect(ContinuousClock.now - start < .seconds(2))
-        // The non-blocking form reports "nothing" without an error.
-        #expect(try sub.tryReceiveMultipart() == nil)
-        #expect(try sub.tryReceive { _ in 1 } == nil)
+        let outcome = Mutex<Result<Outcome, any Error>?>(nil)
+        let finished = Support.runOnThread(timeout: Support.safetyTimeout) {
+            let result = Result { () throws -> Outcome in
+                var outcome = Outcome()
+                let sub = try context.socket(.sub)
+                defer { sub.close() }
+                try sub.setOption(.receiveTimeout, .milliseconds(50))
+                outcome.timeout = try sub.option(.receiveTimeout)
+                try sub.subscribe("")
+                let start = ContinuousClock.now
+                do throws(ZMQError) {
+                    _ = try sub.receiveMultipart()
+                } catch {
+                    outcome.failure = error.code
+                }
+                outcome.waited = ContinuousClock.now - start
+                // The non-blocking forms report "nothing" without an error.
+                outcome.nothingQueued = try sub.tryReceiveMultipart() == nil && sub.tryReceive { _ in 1 } == nil
+                return outcome
+            }
+            outcome.withLock { $0 = result }
+        }
+        #expect(finished, "the receive gave up")
+        let result = try #require(outcome.withLock { $0 }).get()
+        #expect(result.timeout == .milliseconds(50))
+        #expect(result.failure == .wouldBlock)
+        // Less 10 ms of libzmq's rounding to whole milliseconds.
+        #expect(result.waited >= .milliseconds(40), "waited \(result.waited)")
+        #expect(result.nothingQueued)
     }
 
     @Test func closeIsIdempotentAndLaterUseThrows() throws {
@@ -52,32 +78,39 @@ import ZMQ
 
         // A thread blocked in receive on its own socket is woken by shutdown with ETERM.
         let outcome = Mutex<ZMQError.Code?>(nil)
-        let blocked = DispatchSemaphore(value: 0)
+        let receiving = Mutex<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             do throws(ZMQError) {
                 let pull = try context.socket(.pull)
                 defer { pull.close() }  // the owner closes its socket
-                blocked.signal()
+                receiving.withLock { $0 = Support.currentThreadID() }
                 _ = try pull.receiveMultipart()
             } catch {
                 outcome.withLock { $0 = error.code }
             }
             finished.signal()
         }
-        #expect(blocked.wait(timeout: .now() + 5) == .success)
-        usleep(20_000)  // let it enter zmq_msg_recv
-        let start = ContinuousClock.now
+        let thread = Support.eventually(timeout: Support.safetyTimeout) { receiving.withLock { $0 } != nil }
+        #expect(thread, "the receiving thread started")
+        #expect(
+            Support.waitUntilBlockedInPoll(thread: receiving.withLock { $0 } ?? ""), "the receiving thread is blocked in zmq_msg_recv")
         context.shutdown()
-        #expect(finished.wait(timeout: .now() + 5) == .success)
+        #expect(finished.wait(timeout: .now() + .seconds(Support.safetyTimeoutSeconds)) == .success)
         #expect(outcome.withLock { $0 } == .contextTerminated)
         let error = #expect(throws: ZMQError.self) { try sub.receiveMultipart() }
         #expect(error?.code == .contextTerminated)
         push.close()
         pub.close()
         sub.close()
-        try context.terminate(timeout: .seconds(2))
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Linger 0: zmq_ctx_term drops the queued messages instead of waiting for them forever.
+        // On a thread of its own, so a hang fails the test instead.
+        let failure = Mutex<ZMQError?>(nil)
+        let terminated = Support.runOnThread(timeout: Support.safetyTimeout) {
+            do throws(ZMQError) { try context.terminate() } catch { failure.withLock { $0 = error } }
+        }
+        #expect(terminated, "the context ended")
+        #expect(failure.withLock { $0 } == nil)
     }
 
     @Test func terminateGivesUpWhileSocketsAreOpen() throws {
@@ -123,13 +156,7 @@ import ZMQ
         defer { pub.close() }
         let endpoint = Support.inprocEndpoint("fds")
         try pub.bind(endpoint)
-        // Warm up: libzmq starts its I/O and reaper threads (and their fds) lazily.
-        for _ in 0..<10 {
-            let sub = try context.socket(.sub)
-            try sub.connect(endpoint)
-            sub.close()
-        }
-        _ = Support.eventually(timeout: .milliseconds(200)) { false }
+        // libzmq started its I/O and reaper threads (and their fds) with the first socket.
         let baseline = Support.openFileDescriptors()
         for _ in 0..<1_000 {
             let sub = try context.socket(.sub)

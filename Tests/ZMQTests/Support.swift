@@ -5,6 +5,11 @@ import ZMQ
 
 /// Bounded waits and small helpers shared by the ZMQ tests. Every wait has a deadline.
 enum Support {
+    /// How long a test waits for what must come before it fails instead of hanging: generous, so
+    /// a loaded machine never reaches it.
+    static let safetyTimeout = Duration.seconds(safetyTimeoutSeconds)
+    static let safetyTimeoutSeconds = 30
+
     /// A unique ipc endpoint under /tmp (parallel tests never share one); its file is removed
     /// when the test process exits.
     static func ipcEndpoint(_ name: String) -> String {
@@ -64,6 +69,29 @@ enum Support {
             usleep(1_000)
         }
         return try condition()
+    }
+
+    /// The calling thread's id in the kernel (the last part of `/proc/thread-self`).
+    static func currentThreadID() -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?.split(separator: "/").last.map(String.init)
+    }
+
+    /// Waits (bounded) until thread `id` of this process sleeps in the kernel's poll, as the
+    /// kernel reports it (`/proc/self/task/ID/wchan`): blocked in `zmq_poll` or a blocking
+    /// receive, not on its way there. The kernel signals nothing when a thread blocks, so this
+    /// polls.
+    static func waitUntilBlockedInPoll(thread id: String, timeout: Duration = safetyTimeout) -> Bool {
+        eventually(timeout: timeout) { procText("/proc/self/task/\(id)/wchan")?.contains("poll") == true }
+    }
+
+    /// A /proc file's text, read with read(2) (these files report a size of 0).
+    static func procText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(fd, &buffer, buffer.count)
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
     }
 
     /// Runs `body` on a new thread and waits at most `timeout` for it; false if it did not finish.
