@@ -4,6 +4,7 @@ import RexCluster
 import RexControl
 import RexFeeds
 import RexNode
+import SharedTestSupport
 import Testing
 
 /// The `watch` op against a node in-process: the first push, a push per change, unwatch,

@@ -1,6 +1,7 @@
 import Foundation
 import NodeTestSupport
 import RexControl
+import SharedTestSupport
 import Testing
 
 @testable import RexCluster

@@ -1,5 +1,6 @@
 import Foundation
 import NodeTestSupport
+import SharedTestSupport
 import Synchronization
 import Testing
 

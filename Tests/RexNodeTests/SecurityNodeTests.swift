@@ -4,6 +4,7 @@ import RexCluster
 import RexControl
 import RexFeeds
 import RexNode
+import SharedTestSupport
 import Synchronization
 import Testing
 import ZMQ

@@ -1,3 +1,4 @@
+import SharedTestSupport
 import SwiftRexTesting
 import Testing
 
@@ -282,14 +283,15 @@ import Testing
     }
 
     @Test func releasingTheLastReferenceTearsDownOnTheExecutor() async throws {
+        let cancels = Arrivals()
+        let recorder = Recorder { entry in if entry.hasPrefix("cancel ") { cancels.signal() } }
         var store: Store<ChannelsAction, ChannelsState, Void>? = Store(
             initial: ChannelsState(channels: ["a": ChannelSpec(), "b": ChannelSpec()]), behavior: channelsFeature(recorder)
         )
         await store?.waitUntilIdle()
         #expect(recorder.log == ["open a", "open b"], "the initial state's channels open without a dispatch")
         store = nil
-        let deadline = ContinuousClock.now + .seconds(30)  // ends as soon as both cancels ran
-        while recorder.log.count < 4, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await cancels.wait(for: 2), "both channels cancelled")
         #expect(recorder.count("cancel a") == 1 && recorder.count("cancel b") == 1)
     }
 

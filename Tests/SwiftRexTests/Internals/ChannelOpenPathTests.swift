@@ -1,3 +1,4 @@
+import SharedTestSupport
 import Synchronization
 import Testing
 
@@ -21,9 +22,11 @@ import Testing
     /// Records what channels send back to the store, with their source (the test kit's seam).
     final class Recorder: FeedbackInterceptor, Sendable {
         let actions = Mutex<[DispatchedAction<String>]>([])
+        let arrivals = Arrivals()
 
         func intercept(_ action: DispatchedAction<String>, liveness: RunLiveness) {
             actions.withLock { $0.append(action) }
+            arrivals.signal()
         }
     }
 
@@ -118,8 +121,7 @@ import Testing
         let store = Store(
             initial: Items(items: [Item(id: "ab"), Item(id: "xyz")]), behavior: behavior, environment: (), clock: ContinuousClock(),
             executor: .queue(), options: StoreOptions(), interceptor: recorder)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while recorder.actions.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(await recorder.arrivals.wait(for: 2), "both channels sent")
         let actions = recorder.actions.withLock { $0 }
         #expect(actions.map(\.action).sorted() == ["ab hello(2)", "xyz hello(3)"])
         #expect(actions.map(\.source.line) == [declared, declared])

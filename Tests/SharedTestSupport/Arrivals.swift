@@ -1,8 +1,8 @@
 import Foundation
 
-/// Events signalled from any thread (a reactor's timer or reader, a log sink), awaited by a test
-/// without polling: the wait wakes on the signal itself, and `timeout` only bounds a test whose
-/// event never comes.
+/// Events signalled from any thread (a reactor's timer or reader, a log sink, a channel's
+/// cancel), awaited by a test without polling: the wait wakes on the signal itself, and `timeout`
+/// only bounds a test whose event never comes.
 public final class Arrivals: Sendable {
     /// How long a wait lasts by default before the test fails instead of hanging: generous, so
     /// a loaded machine never reaches it; an event that comes at all comes far sooner.
