@@ -10,68 +10,26 @@ import RexControl
 /// `remove-peer` stays removed. Counters (`count`, `gaps`, sequences), peer status and the
 /// clock are live-only: they start over with the process, as the new epoch tells followers.
 public struct DurableState: Sendable, Equatable {
-    /// What an operator's last action left for one key.
-    enum Entry: Sendable, Equatable {
-        /// The key holds what this action put.
-        case put(NodeAction)
-        /// The key was removed (kept only where the resource remembers removals).
-        case removed(NodeAction)
-    }
-
-    /// Each resource's keys, by its noun: the last accepted action per key.
-    private(set) var entries: [String: [String: Entry]] = [:]
+    /// The operator actions accepted, last per key.
+    package private(set) var fold = OperatorActionFold(NodeFeature.operatorActions)
 
     public init() {}
 
-    /// Equal when every resource holds the same keys (a resource with none, or room reserved
-    /// for some, is the same as one never touched).
-    public static func == (lhs: DurableState, rhs: DurableState) -> Bool {
-        lhs.entries.filter { !$0.value.isEmpty } == rhs.entries.filter { !$0.value.isEmpty }
-    }
-
-    private static var catalog: OperatorActionCatalog<NodeAction, NodeState> { NodeFeature.operatorActions }
-
     /// Folds one accepted action in (actions that are not journaled change nothing).
-    public mutating func apply(_ action: NodeAction) {
-        guard let (description, values) = Self.catalog.describe(action), description.journal != nil,
-            let change = description.change, let key = values[change.keyField]
-        else { return }
-        let resource = change.resource
-        switch change.kind {
-        case .put: entries[resource.noun, default: [:]][key] = .put(action)
-        case .remove where resource.keepsRemovals: entries[resource.noun, default: [:]][key] = .removed(action)
-        case .remove: entries[resource.noun]?[key] = nil
-        }
-    }
+    public mutating func apply(_ action: NodeAction) { fold.apply(action) }
 
     /// The keys it holds (removals remembered count too).
-    package var count: Int { entries.values.reduce(0) { $0 + $1.count } }
+    package var count: Int { fold.count }
 
-    /// Room for `more` keys of `resource` at once, rather than by doubling (each doubling
-    /// rehashes every key and frees the old table).
+    /// Room for `more` keys of `resource` at once.
     package mutating func reserveCapacity(_ more: Int, in resource: OperatorResource<NodeState>) {
-        entries[resource.noun, default: [:]].reserveCapacity((entries[resource.noun]?.count ?? 0) + more)
-    }
-
-    /// The actions that put the keys of `resource`, in no order.
-    func puts(of resource: OperatorResource<NodeState>) -> some Collection<NodeAction> {
-        (entries[resource.noun] ?? [:]).values.lazy.compactMap { if case .put(let action) = $0 { action } else { nil } }
+        fold.reserveCapacity(more, in: resource)
     }
 
     /// Actions that rebuild this state on a configured node, in an order that never passes a
-    /// limit the live node kept: resource by resource in the catalog's order (peers, follows
-    /// — their peers known by then — and feeds), each resource's removals before its puts;
-    /// each group sorted by key, so a snapshot's bytes depend on the state alone.
-    public var actions: [NodeAction] {
-        var actions: [NodeAction] = []
-        actions.reserveCapacity(count)
-        for resource in Self.catalog.resources {
-            let keyed = (entries[resource.noun] ?? [:]).sorted { $0.key < $1.key }
-            for case (_, .removed(let action)) in keyed { actions.append(action) }
-            for case (_, .put(let action)) in keyed { actions.append(action) }
-        }
-        return actions
-    }
+    /// limit the live node kept: peers, follows (their peers known by then) and feeds, each
+    /// resource's removals before its puts, each group sorted by key.
+    public var actions: [NodeAction] { fold.actions }
 
     /// The node state this durable state gives `initial` (the configured state): every action
     /// of `actions` through the node's own reducer, which applies the limits in force now (an
@@ -80,12 +38,12 @@ public struct DurableState: Sendable, Equatable {
     public func restore(onto initial: NodeState) -> NodeState {
         var state = initial
         let limits = initial.settings.limits
-        let catalog = Self.catalog
+        let catalog = fold.catalog
         // Within the limits no entry can be refused, so order inside a group does not matter and
         // 100,000 follows need no sort; past one (a limit lowered since), the sorted order decides
         // which entries stay, the same on every restart.
         let fits = catalog.resources.allSatisfy { resource in
-            resource.count(initial) + puts(of: resource).count <= resource.limit(limits)
+            resource.count(initial) + fold.puts(of: resource).count <= resource.limit(limits)
         }
         guard fits else {
             for action in actions { NodeFeature.reduce(action, &state) }
@@ -93,12 +51,12 @@ public struct DurableState: Sendable, Equatable {
             return state
         }
         for resource in catalog.resources {
-            for case .removed(let action) in (entries[resource.noun] ?? [:]).values { NodeFeature.reduce(action, &state) }
+            for action in fold.removals(of: resource) { NodeFeature.reduce(action, &state) }
             if resource.noun == NodeFeature.Resources.follows.noun, state.follows.isEmpty {
                 restoreFollows(into: &state)
                 continue
             }
-            for action in puts(of: resource) { NodeFeature.reduce(action, &state) }
+            for action in fold.puts(of: resource) { NodeFeature.reduce(action, &state) }
             if resource.noun == NodeFeature.Resources.follows.noun { FollowFeature.markRestored(&state.follows) }
         }
         return state
@@ -110,7 +68,7 @@ public struct DurableState: Sendable, Equatable {
     /// and no reducer call per follow, and no change-log entry per name: the follows' keyed lift
     /// walks every follow on its first update, so a log of 100,000 names would go unread.
     private func restoreFollows(into state: inout NodeState) {
-        let follows = puts(of: NodeFeature.Resources.follows)
+        let follows = fold.puts(of: NodeFeature.Resources.follows)
         state.follows.reserveCapacity(follows.count)
         for case .follow(let name, let topic, let from) in follows {
             var follow = Follow(topic: topic, from: from, endpoint: from.flatMap { state.peers[$0]?.reachableEndpoint })

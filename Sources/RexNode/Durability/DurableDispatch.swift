@@ -33,7 +33,7 @@ final class DurableDispatch {
     private let nodeID: String
     private let maxPending: Int
     private let maxPendingBytes: Int
-    private var ledger: AdmissionLedger
+    private var ledger: AdmissionLedger<NodeAction, NodeState>
     private let catalog = NodeFeature.operatorActions
     /// Admitted this turn, not yet handed to the writer.
     private var unsent: [NodeAction] = []
