@@ -19,7 +19,10 @@ public struct OperatorActionDescription<Action: Sendable, State>: Sendable {
     public let journal: JournalTags?
     /// What it does to the keys operators own; nil: nothing (it needs no room).
     public let change: KeyChange<State>?
-    /// The action from its fields' values (nil for an optional field left out).
+    /// The action from its fields' values (nil for an optional field left out). Its only callers,
+    /// the catalog's `read` and `decodeRecords`, give one value per field and a value for every
+    /// required one (a required field absent or not a string is refused before), so a `make`
+    /// may unwrap a required field's value.
     package let make: @Sendable ([String?]) -> Action
     /// The fields' values of an action of this type; nil for an action of another type.
     let values: @Sendable (Action) -> [String?]?
