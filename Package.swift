@@ -51,13 +51,13 @@ let package = Package(
         // The domain, naming no socket, file or thread: what a feature on the cluster is given
         // (the data plane as closures, operator actions described once, logging) and the
         // feeds-and-follows feature, its state and its durable fold.
-        .target(name: "RexCluster", dependencies: ["RexControl", "SwiftRex"]),
+        .target(name: "RexCluster", dependencies: ["RexControl", "RexMembership", "SwiftRex"]),
         .target(name: "RexFeeds", dependencies: ["RexCluster", "RexControl", "RexMembership", "SwiftRex"]),
         // The runtime carrying the domain out over ZeroMQ and SQLite.
         .target(
             name: "RexNode",
-            dependencies: ["RexCluster", "RexFeeds", "SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
-        .executableTarget(name: "rexnode", dependencies: ["RexNode"]),
+            dependencies: ["RexCluster", "SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
+        .executableTarget(name: "rexnode", dependencies: ["RexNode", "RexFeeds"]),
         .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl", "RexFeeds"]),
 
         // SWIM-style membership: a sans-IO state machine, its wire form and a deterministic

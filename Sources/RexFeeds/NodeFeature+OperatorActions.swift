@@ -53,5 +53,5 @@ extension NodeFeature: ClusterFeature {
                 make: { .removePeer(id: $0[0]!) }, values: { if case .removePeer(let id) = $0 { [id] } else { nil } }),
         ],
         // Peers first: a restored follow from a peer resolves its endpoint.
-        resources: [Resources.peers, Resources.follows, Resources.feeds])
+        resources: [Resources.peers, Resources.follows, Resources.feeds], bulkResource: Resources.follows)
 }

@@ -1,4 +1,4 @@
-package import RexCluster
+public import RexCluster
 import RexControl
 public import SwiftRex
 
@@ -9,27 +9,23 @@ public import SwiftRex
 /// subscriptions to match.
 public enum NodeFeature {
     /// The channel ids of the node (follows add `follow[<name>]` through the collection lift).
-    package static let publisherID = "pub"
-    /// `publisherID` wrapped once: a `publish` broadcasts to it, and wrapping hashes the string.
-    static let publisherKey = AnyHashableSendable(publisherID)
-    package static let membershipID = "membership"
-    /// `membershipID` wrapped once: the membership's timer and messages are broadcast to it.
-    static let membershipKey = AnyHashableSendable(membershipID)
+    package static let publisherID = ClusterChannels.publisherID
+    package static let membershipID = ClusterChannels.membershipID
     /// A follow's channel id within its element scope, wrapped once (wrapping hashes the string).
     static let followKey = AnyHashableSendable("follow")
     package static func feedID(_ topic: String) -> String { "feed[\(topic)]" }
     package static func peerID(_ id: String) -> String { "peer[\(id)]" }
 
     /// The complete node behavior.
-    public static var behavior: Behavior<NodeAction, NodeState, NodeEnvironment> {
-        Behavior<NodeAction, NodeState, NodeEnvironment>
+    public static var behavior: Behavior<NodeAction, NodeState, ClusterEnvironment> {
+        Behavior<NodeAction, NodeState, ClusterEnvironment>
             .reduce(reduce)
             .produce { action, context in
                 switch action {
                 case .publish(let topic, let payload):
-                    return .broadcast(Outgoing(topic: topic, value: payload), channel: publisherKey)
+                    return ClusterChannels.publish(topic: topic, value: payload)
                 case .membershipTimer:
-                    return .broadcast(MembershipEvent.timer, channel: membershipKey)
+                    return ClusterChannels.membershipTick()
                 default:
                     return .empty
                 }
@@ -42,7 +38,7 @@ public enum NodeFeature {
             .supervise(on: \.id) { id in Supervision { env in fixedChannels(id: id, env) } }
             .supervise(on: \.feeds) { feeds in Supervision { env in feedChannels(feeds, env) } }
             .combined(
-                with: Behavior<NodeAction, NodeState, NodeEnvironment>
+                with: Behavior<NodeAction, NodeState, ClusterEnvironment>
                     .supervise { state in Supervision { env in peerChannels(state.peers, env) } }
                     .memoisingSupervise(on: \.revisions.peers)
             )
@@ -163,18 +159,18 @@ public enum NodeFeature {
 
     /// The channels every node keeps for its life: the publisher and the SWIM membership (none
     /// without `env.membership`: an in-memory store in tests).
-    static func fixedChannels(id: String, _ env: NodeEnvironment) -> Keep<NodeAction> {
-        guard let plan = env.membership else { return [NodeChannels.publisher(env)] }
-        return [NodeChannels.publisher(env), NodeChannels.swimMembership(plan, env, id: id)]
+    static func fixedChannels(id: String, _ env: ClusterEnvironment) -> Keep<NodeAction> {
+        guard let membership = NodeChannels.swimMembership(env) else { return [NodeChannels.publisher(env)] }
+        return [NodeChannels.publisher(env), membership]
     }
 
     /// One channel per feed, in topic order.
-    static func feedChannels(_ feeds: [String: Feed], _ env: NodeEnvironment) -> Keep<NodeAction> {
+    static func feedChannels(_ feeds: [String: Feed], _ env: ClusterEnvironment) -> Keep<NodeAction> {
         feeds.keys.sorted().map { NodeChannels.feed(topic: $0, value: feeds[$0]!.value, env) }
     }
 
     /// One connection per connectable peer (see `Peer.isConnectable`), in id order.
-    static func peerChannels(_ peers: [String: Peer], _ env: NodeEnvironment) -> Keep<NodeAction> {
+    static func peerChannels(_ peers: [String: Peer], _ env: ClusterEnvironment) -> Keep<NodeAction> {
         peers.keys.sorted().filter { peers[$0]!.isConnectable }.map { NodeChannels.peer(id: $0, endpoint: peers[$0]!.endpoint, env) }
     }
 }
@@ -190,8 +186,8 @@ package enum FollowEvent: Sendable, Equatable {
 
 /// One follow's channel, lifted over `NodeState.follows` with element-scoped channel ids.
 package enum FollowFeature {
-    static var behavior: Behavior<FollowEvent, Follow, NodeEnvironment> {
-        Behavior<FollowEvent, Follow, NodeEnvironment>
+    static var behavior: Behavior<FollowEvent, Follow, ClusterEnvironment> {
+        Behavior<FollowEvent, Follow, ClusterEnvironment>
             // Memoised on what the channel reads: a received message (count, last value,
             // sequences) leaves the input equal, so the follow is not re-derived.
             .supervise(on: target) { target in

@@ -1,5 +1,7 @@
 import Foundation
+import RexFeeds
 import RexNode
 
-// Thin entry point: everything lives in RexNode so tests can drive it.
-exit(await NodeCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))
+// The feeds-and-follows feature on the node runtime: everything else lives in RexNode (the
+// runtime) and RexFeeds (the feature), so tests can drive both.
+exit(await NodeCommand.main(NodeFeature.self, arguments: Array(CommandLine.arguments.dropFirst())))

@@ -12,7 +12,9 @@ public import RexNode
 /// Driven by the store's observer (called after every batch that changed the state), so it
 /// polls nothing and returns as soon as the state does.
 @discardableResult
-public func waitFor(_ node: Node, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable (NodeState) -> Bool) async -> Bool {
+public func waitFor(_ node: Node<NodeFeature>, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable (NodeState) -> Bool) async
+    -> Bool
+{
     let states = node.store.states  // observing from here on: no change slips between check and wait
     if condition(node.state) { return true }
     return await withTaskGroup(of: Bool.self) { group in
@@ -39,7 +41,7 @@ public func waitFor(_ node: Node, timeout: Duration = .seconds(30), _ condition:
 /// everything before it arrived. The follower is idle first, so the marker's follow settles
 /// after every follow dispatched before it. The marker's own subscription stays: unfollow it
 /// before the next marker to see it gone.
-public func waitUntilSubscriptionsArrive(from follower: Node, at publisher: Node, marker: String) async -> Bool {
+public func waitUntilSubscriptionsArrive(from follower: Node<NodeFeature>, at publisher: Node<NodeFeature>, marker: String) async -> Bool {
     publisher.dispatch(.set(topic: marker, value: "marker"))
     guard await waitFor(publisher, { $0.feeds[marker] != nil }) else { return false }
     await follower.store.waitUntilIdle()

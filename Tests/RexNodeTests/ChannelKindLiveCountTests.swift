@@ -15,12 +15,12 @@ import Testing
 @Suite struct ChannelKindLiveCountTests {
     struct Harness {
         let clock = TestClock()
-        let network = MemoryTransport()
+        let network = InMemoryTransport()
         let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50)
-        let store: Store<NodeAction, NodeState, NodeEnvironment>
+        let store: Store<NodeAction, NodeState, ClusterEnvironment>
 
         init() {
-            let environment = NodeEnvironment(
+            let environment = ClusterEnvironment(
                 transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in })
             )
             store = Store(
@@ -47,7 +47,7 @@ import Testing
             let keep = await store.keep()
             var walked = Dictionary(uniqueKeysWithValues: ChannelKind.allCases.map { ($0.rawValue, 0) })
             for entry in keep.channels where entry.status == .live { walked[ChannelKind(id: entry.id).rawValue, default: 0] += 1 }
-            return (ChannelKind.liveCounts(keep.counters), walked)
+            return (MetricsDocument.liveCounts(keep.counters), walked)
         }
     }
 
@@ -132,6 +132,6 @@ import Testing
 
     /// Without a classifier there are no classes to count (nil), never a map of zeros.
     @Test func withoutAClassifierThereAreNoCountsByKind() {
-        #expect(ChannelKind.liveCounts(ReconcileCounters()) == nil)
+        #expect(MetricsDocument.liveCounts(ReconcileCounters()) == nil)
     }
 }

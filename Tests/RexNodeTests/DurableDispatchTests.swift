@@ -200,7 +200,7 @@ private final class Replies: Sendable {
 private final class Harness: Sendable {
     let reactor: Reactor
     let sink = RecordingSink()
-    let store: Store<NodeAction, NodeState, NodeEnvironment>
+    let store: Store<NodeAction, NodeState, ClusterEnvironment>
     private let dispatch: ReactorBound<DurableDispatch>
     private let answered = Replies()
 
@@ -211,9 +211,9 @@ private final class Harness: Sendable {
         let reactor = Reactor(name: "dispatch-test")
         self.reactor = reactor
         let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 10, limits: limits)
-        let network = MemoryTransport()
+        let network = InMemoryTransport()
         let clock = TestClock()
-        let environment = NodeEnvironment(
+        let environment = ClusterEnvironment(
             transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "d1", level: .error, sink: { _ in }))
         let store = Store(
             initial: NodeState(id: "d1", settings: settings), behavior: NodeFeature.behavior,
@@ -223,7 +223,7 @@ private final class Harness: Sendable {
         let answered = self.answered
         dispatch = try! reactor.sync {
             let dispatch = DurableDispatch(
-                writer: sink, mode: mode, store: store, reactor: reactor, maxPending: maxPending,
+                writer: sink, mode: mode, store: store, reactor: reactor, limits: limits, maxPending: maxPending,
                 maxPendingBytes: maxPendingBytes, nodeID: "d1", recovery: recovery)
             dispatch.answer = { _, _, action in
                 // The echo of a `set`: its topic.
@@ -255,7 +255,7 @@ private final class Harness: Sendable {
     }
 
     /// Gives the dispatch a report from "the writer", on the reactor (as the journal does).
-    func report(_ outcome: JournalWriter.Outcome) throws {
+    func report(_ outcome: JournalOutcome) throws {
         let dispatch = self.dispatch
         try reactor.sync { dispatch.value.handle(outcome) }
     }

@@ -262,7 +262,7 @@ import Testing
             }, setup)
         let (follows, actions) = try await onDisk {
             let journal = try NodeJournal(options: dir.options(), log: .quiet)
-            let state = journal.state.restore(onto: NodeState(id: "n1"))
+            let state = NodeFeature.restore(journal.state, onto: NodeState(id: "n1"))
             let actions = journal.report.snapshotEntries + journal.report.journalActions
             journal.close()
             return (state.follows, actions)
@@ -384,7 +384,7 @@ private struct Recovered: Sendable {
     let lastSequence: UInt64
 
     init(_ journal: NodeJournal) {
-        state = journal.state
+        state = DurableState(journal.state)
         report = journal.report
         lastSequence = journal.lastSequence
     }

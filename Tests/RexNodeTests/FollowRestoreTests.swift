@@ -16,10 +16,10 @@ import Testing
 
     /// A node `n1` started on a durable state holding follows `a` (any peer) and `b` (from n2),
     /// (without a membership: n2 stays as configured).
-    static func restartedNode() async -> (TestStore<NodeAction, NodeState, NodeEnvironment>, MemoryTransport, TestClock) {
+    static func restartedNode() async -> (TestStore<NodeAction, NodeState, ClusterEnvironment>, InMemoryTransport, TestClock) {
         let clock = TestClock()
-        let network = MemoryTransport()
-        let environment = NodeEnvironment(
+        let network = InMemoryTransport()
+        let environment = ClusterEnvironment(
             transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in })
         )
         var durable = DurableState()

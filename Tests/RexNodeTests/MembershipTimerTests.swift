@@ -22,18 +22,19 @@ import Testing
         let armed = Mutex<[Armed]>([])
         let sent = Mutex<[String]>([])
         let actions = Mutex<[NodeAction]>([])
-        var transport = MemoryTransport().transport
+        var transport = InMemoryTransport().transport
         transport.membershipSend = { _, endpoint, _ in sent.withLock { $0.append(endpoint) } }
         transport.membershipArm = { delay, fire in armed.withLock { $0.append(Armed(delay: delay, fire: fire)) } }
         let n1 = MemberAddress(membership: "tcp://127.0.0.1:7311", pub: "tcp://127.0.0.1:7111")
         let n2 = MemberAddress(membership: "tcp://127.0.0.1:7312", pub: "tcp://127.0.0.1:7112")
         let plan = MembershipPlan(address: n1, incarnation: 0, seed: 3, members: ["n2": n2])
-        let env = NodeEnvironment(
+        let env = ClusterEnvironment(
             transport: transport, settings: NodeSettings(), clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in }),
             membership: plan
         )
-        let dispatch: @Sendable (NodeAction) -> Void = { action in actions.withLock { $0.append(action) } }
-        let host = try #require(MembershipHost(plan, id: "n1", env: env, dispatch: dispatch))
+        let requestTick: @Sendable () -> Void = { actions.withLock { $0.append(.membershipTimer) } }
+        let report: @Sendable (MemberReport) -> Void = { _ in }
+        let host = try #require(MembershipHost(plan, id: "n1", env: env, report: report, requestTick: requestTick))
         host.start(members: plan.members, seeds: [])
         // The first tick picks a random phase within one period and arms the transport's timer for it.
         let first = try #require(armed.withLock { $0.last })

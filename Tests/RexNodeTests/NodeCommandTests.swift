@@ -38,10 +38,10 @@ import Testing
             return
         }
         let address = MemberAddress(membership: "tcp://127.0.0.1:7301", pub: "tcp://127.0.0.1:7101")
-        let plan = Node.membershipPlan(slow, address: address)
+        let plan = MembershipPlan(slow, address: address)
         #expect(plan.settings.protocolPeriod == .milliseconds(150))
         #expect(plan.settings.pingTimeout == .milliseconds(60))
-        let defaults = Node.membershipPlan(standard, address: address)
+        let defaults = MembershipPlan(standard, address: address)
         #expect(defaults.settings.protocolPeriod == .milliseconds(100))
         #expect(defaults.settings.pingTimeout == .milliseconds(40))
         var direct = NodeConfiguration(id: "n1")

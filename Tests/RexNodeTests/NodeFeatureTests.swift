@@ -14,9 +14,9 @@ import Testing
     /// A node `n1` with short, round intervals.
     struct Harness {
         let clock = TestClock()
-        let network = MemoryTransport()
+        let network = InMemoryTransport()
         let settings = NodeSettings(feedIntervalMs: 100, followSettleMs: 50)
-        let store: TestStore<NodeAction, NodeState, NodeEnvironment>
+        let store: TestStore<NodeAction, NodeState, ClusterEnvironment>
 
         /// A started node (its first reconcile opens the publisher and the peers' connections),
         /// without a membership: these tests drive the data plane, and give the membership's
@@ -28,7 +28,7 @@ import Testing
         }
 
         private init(peers: [String: String]) {
-            let environment = NodeEnvironment(
+            let environment = ClusterEnvironment(
                 transport: network.transport, settings: settings, clock: clock, log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in })
             )
             var initial = NodeState(id: "n1", settings: settings)

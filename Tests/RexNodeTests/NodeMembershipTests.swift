@@ -18,9 +18,9 @@ import Testing
 
     final class Harness {
         let clock = TestClock()
-        let network = MemoryTransport()
+        let network = InMemoryTransport()
         let plan: MembershipPlan
-        let store: Store<NodeAction, NodeState, NodeEnvironment>
+        let store: Store<NodeAction, NodeState, ClusterEnvironment>
         /// The simulated peer n2 and whether it answers.
         var peer: Membership
         var peerAnswers = true
@@ -34,7 +34,7 @@ import Testing
                 joining
                 ? MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, seeds: [NodeMembershipTests.n2.membership])
                 : MembershipPlan(address: NodeMembershipTests.n1, incarnation: 0, seed: 1, members: ["n2": NodeMembershipTests.n2])
-            let environment = NodeEnvironment(
+            let environment = ClusterEnvironment(
                 transport: network.transport, settings: settings, clock: clock,
                 log: NodeLogger(nodeID: "n1", level: .error, sink: { _ in }),
                 membership: plan

@@ -2,11 +2,11 @@
 ///
 /// On the wire a topic frame is the topic followed by a NUL byte, so the exact subscription
 /// `a.b\0` never matches `a.bc`, while the prefix subscription `a.` matches both.
-package enum TopicPattern: Hashable, Sendable {
+public enum TopicPattern: Hashable, Sendable {
     case exact(String)
     case prefix(String)
 
-    package init(_ topic: String) {
+    public init(_ topic: String) {
         if topic.hasSuffix("*") {
             self = .prefix(String(topic.dropLast()))
         } else {
@@ -33,7 +33,7 @@ package enum TopicPattern: Hashable, Sendable {
         }
     }
 
-    package func matches(_ topic: String) -> Bool {
+    public func matches(_ topic: String) -> Bool {
         switch self {
         case .exact(let exact): topic == exact
         case .prefix(let prefix): topic.utf8.starts(with: prefix.utf8)  // bytes, as libzmq matches

@@ -60,6 +60,16 @@ public struct OperatorActionFold<Action: Sendable & Equatable, State>: Sendable,
         (entries[resource.noun] ?? [:]).values.lazy.compactMap { if case .removed(let action) = $0 { action } else { nil } }
     }
 
+    /// The keys whose removal it remembers, in every resource (a configured peer an operator
+    /// removed: the node does not bring it back on restart).
+    public var removedKeys: Set<String> {
+        var keys: Set<String> = []
+        for resource in entries.values {
+            for case (let key, .removed) in resource { keys.insert(key) }
+        }
+        return keys
+    }
+
     /// Actions that rebuild the folded state, in an order that never passes a limit the live
     /// node kept: resource by resource in the catalog's order, each resource's removals before
     /// its puts; each group sorted by key, so a snapshot's bytes depend on the state alone.

@@ -8,6 +8,9 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
     /// The resources the actions' changes name, in the order a restart rebuilds them (a key of
     /// a later resource may refer to one of an earlier: a follow names a peer).
     public let resources: [OperatorResource<State>]
+    /// The resource most keys are expected in (a feeds node's follows): a journal's replay
+    /// reserves room there at once.
+    public let bulkResource: OperatorResource<State>?
     private let indexByType: [String: Int]
     /// A journal tag's action, and whether its record carries the optional last field.
     package let recordByTag: [UInt8: (action: Int, withOptionalField: Bool)]
@@ -15,7 +18,10 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
     /// - Precondition: types and journal tags are unique; only the last field may be optional; a
     ///   journaled action changes a key (the durable fold keeps actions by key) of a listed
     ///   resource, and one with an optional last field has a tag for it.
-    public init(_ actions: [OperatorActionDescription<Action, State>], resources: [OperatorResource<State>]) {
+    public init(
+        _ actions: [OperatorActionDescription<Action, State>], resources: [OperatorResource<State>],
+        bulkResource: OperatorResource<State>? = nil
+    ) {
         var indexByType: [String: Int] = [:]
         var recordByTag: [UInt8: (action: Int, withOptionalField: Bool)] = [:]
         let nouns = resources.map(\.noun)
@@ -38,6 +44,7 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
         }
         self.actions = actions
         self.resources = resources
+        self.bulkResource = bulkResource
         self.indexByType = indexByType
         self.recordByTag = recordByTag
     }

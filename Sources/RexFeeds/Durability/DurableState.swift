@@ -15,6 +15,11 @@ public struct DurableState: Sendable, Equatable {
 
     public init() {}
 
+    /// The durable state holding what `fold` folded.
+    package init(_ fold: OperatorActionFold<NodeAction, NodeState>) {
+        self.fold = fold
+    }
+
     /// Folds one accepted action in (actions that are not journaled change nothing).
     public mutating func apply(_ action: NodeAction) { fold.apply(action) }
 

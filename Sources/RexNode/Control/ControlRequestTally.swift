@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 
 /// Control requests answered since start, by operation and result: the metrics document's
 /// `controlRequests` (`rexnode_control_requests_total{op, result}`).

@@ -1,7 +1,6 @@
 import Foundation
 import RexCluster
 import RexControl
-import RexFeeds
 import SwiftRex
 import ZMQ
 
@@ -12,22 +11,22 @@ import ZMQ
 /// identity, and the empty delimiter of a REQ client). A malformed request gets an error reply
 /// and changes nothing. Nothing here blocks the reactor for long: `state`, `keep` and `metrics`
 /// are built and encoded on the cooperative pool and only sent from the reactor.
-final class ControlService {
+final class ControlService<Feature: ClusterFeature> {
     private let socket: ZMQSocket
     private let reactor: Reactor
     private var reader: ReaderToken?
     private let node: NodeInfo
-    private let store: Store<NodeAction, NodeState, NodeEnvironment>
+    private let store: Store<Feature.Action, Feature.State, Feature.Environment>
     private let io: NodeIO
     private let log: NodeLogger
     private let limits: NodeLimits
-    private var bound: ReactorBound<ControlService>?
+    private var bound: ReactorBound<ControlService<Feature>>?
     /// With a data directory: operator actions go through the journal (answered after commit).
-    private let durable: DurableDispatch?
+    private let durable: DurableDispatch<Feature>?
     /// The operator actions the node takes.
-    private let catalog = NodeFeature.operatorActions
+    private let catalog = Feature.operatorActions
     /// The open watches (set up by `start()`).
-    private(set) var watchers: ControlWatchers?
+    private(set) var watchers: ControlWatchers<Feature>?
     /// Requests answered, by operation and result (for the metrics).
     let requests = ControlRequestTally()
     var acceptingDispatch = true
@@ -44,8 +43,8 @@ final class ControlService {
     }
 
     init(
-        socket: ZMQSocket, reactor: Reactor, node: NodeInfo, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        io: NodeIO, log: NodeLogger, policy: ZapPolicy? = nil, durable: DurableDispatch? = nil
+        socket: ZMQSocket, reactor: Reactor, node: NodeInfo, store: Store<Feature.Action, Feature.State, Feature.Environment>,
+        io: NodeIO, limits: NodeLimits, log: NodeLogger, policy: ZapPolicy? = nil, durable: DurableDispatch<Feature>? = nil
     ) {
         self.policy = policy
         self.durable = durable
@@ -55,7 +54,7 @@ final class ControlService {
         self.store = store
         self.io = io
         self.log = log
-        self.limits = store.state.settings.limits
+        self.limits = limits
     }
 
     func start() {
@@ -106,9 +105,8 @@ final class ControlService {
         }
     }
 
-    /// The most frames a request may have: the ROUTER's identity, a REQ's empty delimiter and
-    /// the payload. A longer message is refused without keeping its frames.
-    static let maxFrames = 4
+    /// The most frames a request may have (``ControlFrames/maxFrames``).
+    static var maxFrames: Int { ControlFrames.maxFrames }
 
     private func handle(_ frames: [[UInt8]], user: String? = nil) {
         let envelope = Array(frames.dropLast())
@@ -150,7 +148,7 @@ final class ControlService {
     }
 
     private func perform(
-        _ request: ControlRequest<JSONValue>, _ reading: OperatorActionCatalog<NodeAction, NodeState>.Reading?,
+        _ request: ControlRequest<JSONValue>, _ reading: OperatorActionCatalog<Feature.Action, Feature.State>.Reading?,
         envelope: [[UInt8]], id: JSONValue
     ) throws(ControlError) {
         switch request.operation {
@@ -162,7 +160,7 @@ final class ControlService {
                     .success(
                         PingDocument(
                             node: node.id, uptimeMs: node.uptimeMs, pub: node.pub, control: node.control,
-                            pid: Int(ProcessInfo.processInfo.processIdentifier), feature: NodeFeature.identity))))
+                            pid: Int(ProcessInfo.processInfo.processIdentifier), feature: Feature.identity))))
         case .dispatch:
             guard acceptingDispatch else { throw ControlError(.shuttingDown, "node \(node.id) is shutting down") }
             guard let reading else { throw ControlError(.badRequest, "'action' must be a JSON object with a 'type'") }
@@ -182,16 +180,15 @@ final class ControlService {
         case .state:
             // A copy of the state is one retain; encoding it (100k follows: hundreds of ms)
             // happens off the reactor. Its clock is the node's uptime as the request is read.
-            var state = store.state
-            state.nowMs = node.uptimeMs
-            respondLater(.state, envelope, id) { [state] _ in state }
+            let state = Feature.stamped(store.state, nowMs: node.uptimeMs)
+            respondLater(.state, envelope, id) { _ in state }
         case .keep:
             let nowMs = node.uptimeMs
             respondLater(.keep, envelope, id) { store in KeepDocument(await store.keep(), nowMs: nowMs) }
         case .metrics:
             respondLater(
                 .metrics, envelope, id,
-                NodeMetricsSampler(
+                NodeMetricsSampler<Feature>(
                     store: store, io: io, startedAt: node.startedAt, controlRequests: requests, journal: durable
                 ).sample())
         case .watch:
@@ -226,13 +223,13 @@ final class ControlService {
     }
 
     /// The operations answered by ``respondLater(_:_:_:_:)``.
-    static let answeredLater: Set<ControlOperation> = [.state, .keep, .metrics]
+    static var answeredLater: Set<ControlOperation> { ControlFrames.answeredLater }
 
     /// Builds the result off the reactor (it may await the store), encodes the whole reply
     /// there too, then sends it from the reactor — or `tooLarge` if it is over the limit.
     private func respondLater<Payload: Encodable & Sendable>(
         _ operation: ControlOperation, _ envelope: [[UInt8]], _ id: JSONValue,
-        _ build: @escaping @Sendable (Store<NodeAction, NodeState, NodeEnvironment>) async -> Payload
+        _ build: @escaping @Sendable (Store<Feature.Action, Feature.State, Feature.Environment>) async -> Payload
     ) {
         guard let bound else { return }
         let store = self.store

@@ -1,7 +1,6 @@
 import Dispatch
 import RexCluster
 import RexControl
-import RexFeeds
 import SwiftRex
 import ZMQ
 
@@ -25,16 +24,16 @@ import ZMQ
 ///    dropped; so is one whose push would exceed `maxReplyBytes` (after an error reply).
 ///    Pushes sent in one tick stop at ``bytesPerTick``; the rest go next tick.
 /// 4. Leases: a watch lives `leaseMs` past its last `renew`, then ends silently.
-final class ControlWatchers {
+final class ControlWatchers<Feature: ClusterFeature> {
     /// The most push bytes sent in one tick, so that large documents to many watchers never
     /// hold the reactor for long; the remaining watchers get theirs at the next tick.
-    static let bytesPerTick = 16 << 20
+    static var bytesPerTick: Int { 16 << 20 }
     /// How often a watched keep set is rebuilt though nothing dirtied it (supervision restarts,
     /// counters that move without a batch).
-    static let keepRefresh: Duration = .seconds(1)
+    static var keepRefresh: Duration { .seconds(1) }
 
-    private let store: Store<NodeAction, NodeState, NodeEnvironment>
-    private let bound: ReactorBound<ControlService>
+    private let store: Store<Feature.Action, Feature.State, Feature.Environment>
+    private let bound: ReactorBound<ControlService<Feature>>
     private let uptimeMs: @Sendable () -> Int
     private let maxReplyBytes: Int
     private let log: NodeLogger
@@ -59,14 +58,15 @@ final class ControlWatchers {
 
     struct Documents: Sendable {
         var keep: (document: KeepDocument, encoded: WatchPush.Encoded)?
-        var state: (document: NodeState, encoded: WatchPush.Encoded)?
+        var state: (document: Feature.State, encoded: WatchPush.Encoded)?
         var keepSettling = false
     }
 
     /// - Parameter send: sends one reply without blocking; false when the client is gone or
     ///   its queue is full.
     init(
-        store: Store<NodeAction, NodeState, NodeEnvironment>, bound: ReactorBound<ControlService>, uptimeMs: @escaping @Sendable () -> Int,
+        store: Store<Feature.Action, Feature.State, Feature.Environment>, bound: ReactorBound<ControlService<Feature>>,
+        uptimeMs: @escaping @Sendable () -> Int,
         maxReplyBytes: Int, log: NodeLogger, send: @escaping (_ envelope: [[UInt8]], _ payload: [UInt8]) -> Bool
     ) {
         self.store = store
@@ -186,8 +186,7 @@ final class ControlWatchers {
                 // Compared without a clock (the store's state has none); pushed with the node's
                 // uptime as this round builds it.
                 if previous.state.map({ $0.document != state }) ?? true { changed.insert(.state) }
-                var stamped = state
-                stamped.nowMs = uptimeMs()
+                let stamped = Feature.stamped(state, nowMs: uptimeMs())
                 next.state = (try? WatchPush.Encoded(stamped)).map { (state, $0) }
             } else {
                 next.state = nil

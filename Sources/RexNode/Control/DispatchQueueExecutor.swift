@@ -1,6 +1,5 @@
 import Dispatch
 import RexCluster
-import RexFeeds
 
 /// A task executor that runs its jobs on a serial Dispatch queue of its own: async work that
 /// must not wait for Swift's cooperative pool (one thread per core, which blocking work in the

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 extension Duration {
     /// Milliseconds with at most three decimals (a microsecond), as documents carry durations.

@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import SwiftRex
 
 extension KeepDocument {

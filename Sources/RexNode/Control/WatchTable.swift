@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 
 /// The node's watchers as a pure state machine: who watches what, until when, and what each
 /// has been sent. No sockets, no clock of its own: ``ControlWatchers`` feeds it events with the

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// CRC-32 (IEEE 802.3, the zlib polynomial), for the records the node writes to its journal:
 /// SQLite checks the pages of its log but not a row whose bytes rot in the database file.

@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 
 extension DurableDispatch {
     /// The journal's part of the metrics, on the reactor: the pending count is the dispatch's,

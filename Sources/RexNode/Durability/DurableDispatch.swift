@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import SQLite
 import SwiftRex
 
@@ -13,10 +12,10 @@ import SwiftRex
 /// that dispatches the committed actions into the store, in order, and sends their replies.
 /// The store never holds an action that is not (being) written, and in `batch` mode never one
 /// that is not committed: what followers see was durable first.
-final class DurableDispatch {
+final class DurableDispatch<Feature: ClusterFeature> {
     /// One admitted action waiting for its commit, and where its answer goes.
     struct Waiting {
-        let action: NodeAction
+        let action: Feature.Action
         /// The action object the reply echoes.
         let echo: JSONValue
         let envelope: [[UInt8]]
@@ -26,17 +25,17 @@ final class DurableDispatch {
     let mode: DurabilityMode
     /// What recovery found at start (for the metrics).
     let recovery: RecoveryReport
-    private let writer: any JournalSink
-    private let store: Store<NodeAction, NodeState, NodeEnvironment>
+    private let writer: any JournalSink<Feature.Action>
+    private let store: Store<Feature.Action, Feature.State, Feature.Environment>
     private let reactor: Reactor
     private let limits: NodeLimits
     private let nodeID: String
     private let maxPending: Int
     private let maxPendingBytes: Int
-    private var ledger: AdmissionLedger<NodeAction, NodeState>
-    private let catalog = NodeFeature.operatorActions
+    private var ledger: AdmissionLedger<Feature.Action, Feature.State>
+    private let catalog = Feature.operatorActions
     /// Admitted this turn, not yet handed to the writer.
-    private var unsent: [NodeAction] = []
+    private var unsent: [Feature.Action] = []
     /// Waiting for their commit (batch mode) or the turn's end (none), oldest first.
     private var waiting: [Waiting] = []
     private var waitingStart = 0
@@ -55,8 +54,9 @@ final class DurableDispatch {
     var refuse: (_ envelope: [[UInt8]], _ id: JSONValue, _ error: ControlError) -> Void = { _, _, _ in }
 
     init(
-        writer: any JournalSink, mode: DurabilityMode, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        reactor: Reactor, maxPending: Int, maxPendingBytes: Int, nodeID: String, recovery: RecoveryReport = RecoveryReport()
+        writer: any JournalSink<Feature.Action>, mode: DurabilityMode, store: Store<Feature.Action, Feature.State, Feature.Environment>,
+        reactor: Reactor, limits: NodeLimits, maxPending: Int, maxPendingBytes: Int, nodeID: String,
+        recovery: RecoveryReport = RecoveryReport()
     ) {
         self.maxPendingBytes = maxPendingBytes
         reactor.checkIsolated()
@@ -65,10 +65,10 @@ final class DurableDispatch {
         self.mode = mode
         self.store = store
         self.reactor = reactor
-        self.limits = store.state.settings.limits
+        self.limits = limits
         self.nodeID = nodeID
         self.maxPending = maxPending
-        self.ledger = AdmissionLedger(store.state)
+        self.ledger = AdmissionLedger(store.state, catalog: Feature.operatorActions)
         hook = reactor.addTurnEndHook { [unowned self] in flush() }
     }
 
@@ -78,7 +78,7 @@ final class DurableDispatch {
     /// - Throws: `limitReached` past a feed, follow or peer limit, or while `maxPending`
     ///   actions (or `maxPendingBytes`) wait for the journal; `notDurable` once the journal has
     ///   failed (fail-stop: from then on every operator action is refused, until a restart).
-    func submit(_ action: NodeAction, _ echo: JSONValue, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
+    func submit(_ action: Feature.Action, _ echo: JSONValue, envelope: [[UInt8]], id: JSONValue) throws(ControlError) {
         if let failure {
             throw ControlError(
                 .notDurable,
@@ -119,7 +119,7 @@ final class DurableDispatch {
     }
 
     /// Roughly what an action holds in memory while it waits: its strings.
-    private static func bytes(of action: NodeAction, catalog: OperatorActionCatalog<NodeAction, NodeState>) -> Int {
+    private static func bytes(of action: Feature.Action, catalog: OperatorActionCatalog<Feature.Action, Feature.State>) -> Int {
         let values = catalog.describe(action)?.values ?? []
         return values.reduce(64) { $0 + ($1?.utf8.count ?? 0) }
     }
@@ -145,7 +145,7 @@ final class DurableDispatch {
 
     /// The writer's report, on the reactor: apply and answer what committed; refuse what did
     /// not (and take nothing more).
-    func handle(_ outcome: JournalWriter.Outcome) {
+    func handle(_ outcome: JournalOutcome) {
         switch outcome {
         case .committed(let count):
             inFlight -= count

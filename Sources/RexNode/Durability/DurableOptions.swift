@@ -1,6 +1,5 @@
 import RexCluster
 public import RexControl
-import RexFeeds
 
 /// Where and how a node keeps its durable state (`rexnode --data-dir DIR`).
 public struct DurableOptions: Sendable, Equatable {

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// Why a node's durable state cannot be used: the node refuses to start rather than start
 /// empty, and the message says what was found and what the operator can do.

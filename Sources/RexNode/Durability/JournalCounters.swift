@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 import SwiftRex
 
 /// What a node's journal writer has done since the node started (the `rexnode_journal_*`

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RexCluster
-import RexFeeds
 import SQLite
 import Synchronization
 
@@ -12,18 +11,9 @@ import Synchronization
 /// through `onCommit` (hopped onto the reactor by the caller). While one commit's fsync runs,
 /// the next batch gathers, so the batch grows with the load and the commits per second stay
 /// bounded by the disk, not by the actions.
-final class JournalWriter: Sendable {
-    /// What became of the actions submitted so far, in order.
-    enum Outcome: Sendable {
-        /// The next `count` submitted actions are committed.
-        case committed(count: Int)
-        /// The next `count` submitted actions could not be committed (nor any after them). A
-        /// count of 0: the journal stopped after a commit (its compaction failed).
-        case failed(count: Int, error: SQLiteError)
-    }
-
+final class JournalWriter<Feature: ClusterFeature>: Sendable {
     private struct Queue {
-        var actions: [NodeAction] = []
+        var actions: [Feature.Action] = []
         var closing = false
     }
 
@@ -41,14 +31,15 @@ final class JournalWriter: Sendable {
     ///
     /// - Throws: ``DurableStateError`` when the state cannot be used (the thread is gone then).
     static func start(
-        options: DurableOptions, log: NodeLogger, onCommit: @escaping @Sendable (Outcome) -> Void
-    ) throws(DurableStateError) -> (writer: JournalWriter, state: DurableState, report: RecoveryReport) {
+        options: DurableOptions, log: NodeLogger, onCommit: @escaping @Sendable (JournalOutcome) -> Void
+    ) throws(DurableStateError) -> (writer: JournalWriter, state: OperatorActionFold<Feature.Action, Feature.State>, report: RecoveryReport)
+    {
         let writer = JournalWriter(log: log)
-        let opened = Mutex<Result<(DurableState, RecoveryReport), DurableStateError>?>(nil)
+        let opened = Mutex<Result<(OperatorActionFold<Feature.Action, Feature.State>, RecoveryReport), DurableStateError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
             nameThisThread("rexnode-journal")
-            let journal: NodeJournal
+            let journal: NodeJournal<Feature>
             do {
                 journal = try NodeJournal(options: options, log: log)
             } catch {
@@ -75,7 +66,7 @@ final class JournalWriter: Sendable {
     var counters: JournalCounters { tally.withLock { $0 } }
 
     /// Queues actions for the next commit, in order (from any thread).
-    func submit(_ actions: [NodeAction]) {
+    func submit(_ actions: [Feature.Action]) {
         guard !actions.isEmpty else { return }
         // Only the submit that finds the queue empty wakes the writer: it takes the whole queue
         // each time, so a signal is already on its way for any later one. One wake-up (a futex
@@ -105,7 +96,7 @@ final class JournalWriter: Sendable {
         }
     }
 
-    private func run(_ journal: NodeJournal, onCommit: @Sendable (Outcome) -> Void) {
+    private func run(_ journal: NodeJournal<Feature>, onCommit: @Sendable (JournalOutcome) -> Void) {
         let pace: Duration = journal.options.mode == .none ? .milliseconds(1) : .zero
         defer {
             journal.close()
@@ -122,7 +113,7 @@ final class JournalWriter: Sendable {
                 ])
             finished.signal()
         }
-        var batch: [NodeAction] = []
+        var batch: [Feature.Action] = []
         // Fail-stop: after the first write error nothing more is written (what is queued, and
         // every later batch, is reported failed), because the database's state after an error
         // is no longer known to be the fold of what was answered.
@@ -156,7 +147,9 @@ final class JournalWriter: Sendable {
     /// A compaction runs after the batch is reported committed, in a transaction of its own: if
     /// it fails, the batch stays committed (and answered so), the compaction is rolled back, and
     /// only the actions after it are refused.
-    private func commit(_ batch: [NodeAction], to journal: NodeJournal, onCommit: @Sendable (Outcome) -> Void) -> SQLiteError? {
+    private func commit(_ batch: [Feature.Action], to journal: NodeJournal<Feature>, onCommit: @Sendable (JournalOutcome) -> Void)
+        -> SQLiteError?
+    {
         do {
             let start = ContinuousClock.now
             try journal.append(batch)

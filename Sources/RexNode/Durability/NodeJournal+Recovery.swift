@@ -1,7 +1,6 @@
 import Foundation
 import RexCluster
 import RexControl
-import RexFeeds
 import SQLite
 
 /// Reading a data directory back: the snapshot, then the journal after it, every batch and
@@ -16,7 +15,7 @@ extension NodeJournal {
     }
 
     static func readSnapshot(
-        _ db: SQLiteConnection, sequence: UInt64, into state: inout DurableState, directory: String
+        _ db: SQLiteConnection, sequence: UInt64, into state: inout OperatorActionFold<Feature.Action, Feature.State>, directory: String
     ) throws -> Void {
         let expected = try meta(db, "snapshot_chunks")
         let rows = try db.prepare("SELECT chunk, payload, crc FROM snapshot ORDER BY chunk")
@@ -32,7 +31,7 @@ extension NodeJournal {
                 throw DurableStateError.damaged("snapshot chunk \(index) of \(expected) fails its checksum", directory: directory)
             }
             do {
-                try ActionRecord.decode(payload) { state.apply($0) }
+                try state.catalog.decodeRecords(payload) { state.apply($0) }
             } catch {
                 throw DurableStateError.damaged("snapshot chunk \(index): \(error)", directory: directory)
             }
@@ -56,7 +55,9 @@ extension NodeJournal {
     /// checksum (or does not parse) is a damaged tail when it is the last one — removed, and
     /// logged — and damage in the middle otherwise (refused).
     static func replayJournal(
-        _ db: SQLiteConnection, after snapshot: UInt64, into state: inout DurableState, directory: String, log: NodeLogger
+        _ db: SQLiteConnection, after snapshot: UInt64, into state: inout OperatorActionFold<Feature.Action, Feature.State>,
+        directory: String,
+        log: NodeLogger
     ) throws -> Replay {
         var replay = Replay()
         // Batch numbers far from the end of Int64 (a row can only be numbered by this code; a
@@ -67,14 +68,14 @@ extension NodeJournal {
             throw DurableStateError.damaged("the journal's batch numbers are out of range", directory: directory)
         }
         replay.nextBatch = next
-        // Room for the follows the journal may add, at once rather than by doubling (each
-        // doubling rehashes every follow and frees the old table: ~a quarter of the fold of a
-        // 100,000-follow journal). The journal's action count bounds them; capped, so a long
+        // Room for the keys the journal may add to the catalog's bulk resource (a feeds node's
+        // follows), at once rather than by doubling (each doubling rehashes every key and frees
+        // the old table). The journal's action count bounds them; capped, so a long
         // journal of sets costs little unused room. Only an estimate: a count SQLite cannot sum
         // (a damaged row) reserves nothing, and the rows are checked one by one below.
         let sum = "SELECT COALESCE(SUM(actions), 0) FROM journal WHERE last_seq > \(Int64(clamping: snapshot))"
         if let pending = (try? db.scalarText(sum)).flatMap({ $0.flatMap { Int($0) } }), pending > 0 {
-            state.reserveCapacity(min(pending, 1 << 17), in: NodeFeature.Resources.follows)
+            if let bulk = state.catalog.bulkResource { state.reserveCapacity(min(pending, 1 << 17), in: bulk) }
         }
         let rows = try db.prepare("SELECT batch, last_seq, actions, payload, crc FROM journal WHERE last_seq > ? ORDER BY batch")
         try rows.bind(1, Int64(clamping: snapshot))
@@ -99,9 +100,9 @@ extension NodeJournal {
                     "journal batch \(batch) holds actions up to \(last) (\(count) of them) where "
                         + "action \(expectedFirst) comes next: actions are missing", directory: directory)
             }
-            var decoded: [NodeAction]
+            var decoded: [Feature.Action] = []
             do {
-                decoded = try ActionRecord.decode(payload)
+                try state.catalog.decodeRecords(payload) { decoded.append($0) }
             } catch {
                 damaged = (batch, "does not parse (\(error))")
                 continue

@@ -1,7 +1,6 @@
 import Foundation
 import RexCluster
 import RexControl
-import RexFeeds
 import SQLite
 
 /// A node's durable state in SQLite: the latest snapshot plus a journal of the operator actions
@@ -23,16 +22,16 @@ import SQLite
 /// was written, a power cut may).
 ///
 /// Not thread-safe: it lives on the journal writer's thread.
-final class NodeJournal {
-    static let formatVersion: Int64 = 1
-    static let chunkBytes = 256 << 10
+final class NodeJournal<Feature: ClusterFeature> {
+    static var formatVersion: Int64 { 1 }
+    static var chunkBytes: Int { 256 << 10 }
 
     let options: DurableOptions
     private let db: SQLiteConnection
     private let log: NodeLogger
     private var insertBatch: SQLiteStatement?
     /// The fold of everything committed: what the next snapshot writes.
-    private(set) var state: DurableState
+    private(set) var state: OperatorActionFold<Feature.Action, Feature.State>
     private(set) var lastSequence: UInt64
     private var nextBatch: Int64
     private var actionsSinceSnapshot = 0
@@ -99,7 +98,7 @@ final class NodeJournal {
             }
             let check = try db.scalarText("PRAGMA quick_check") ?? "no answer"
             guard check == "ok" else { throw DurableStateError.damaged("SQLite's quick_check says: \(check)", directory: directory) }
-            var state = DurableState()
+            var state = OperatorActionFold(Feature.operatorActions)
             let snapshotSequence = UInt64(clamping: try Self.meta(db, "snapshot_seq"))
             report.snapshotSequence = snapshotSequence
             try Self.readSnapshot(db, sequence: snapshotSequence, into: &state, directory: directory)
@@ -156,10 +155,11 @@ final class NodeJournal {
     ///
     /// Compaction is a step of its own (``compactIfDue()``): its failure must not be mistaken
     /// for the failure of a batch that is committed.
-    func append(_ actions: [NodeAction]) throws(SQLiteError) {
+    func append(_ actions: [Feature.Action]) throws(SQLiteError) {
         var payload: [UInt8] = []
         var count = 0
-        for action in actions where ActionRecord.append(action, to: &payload) { count += 1 }
+        let catalog = state.catalog
+        for action in actions where catalog.appendRecord(action, to: &payload) { count += 1 }
         guard count > 0 else { return }
         let last = lastSequence + UInt64(count)
         let batch = nextBatch
@@ -194,8 +194,9 @@ final class NodeJournal {
         let start = ContinuousClock.now
         var chunks: [[UInt8]] = []
         var chunk: [UInt8] = []
+        let catalog = state.catalog
         for action in state.actions {
-            ActionRecord.append(action, to: &chunk)
+            catalog.appendRecord(action, to: &chunk)
             if chunk.count >= Self.chunkBytes {
                 chunks.append(chunk)
                 chunk = []

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// What a node found in its data directory at start, for the `recovered` log line.
 public struct RecoveryReport: Sendable, Equatable {

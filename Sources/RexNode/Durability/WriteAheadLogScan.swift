@@ -1,6 +1,5 @@
 import Foundation
 import RexCluster
-import RexFeeds
 
 /// What an SQLite write-ahead log (`…-wal`) holds, read before SQLite opens it.
 ///

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 import RexMembership
 import ZMQ
 

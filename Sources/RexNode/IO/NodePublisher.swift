@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import ZMQ
 
 /// The node's one publishing socket: an XPUB every peer subscribes to.

@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import ZMQ
 
 /// The node's subscribing sockets: one shared SUB connected to every peer, carrying every follow

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// Messages published during one reactor turn, encoded back to back until the turn ends.
 ///

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// Where the messages of one route go: collects those one read of a socket brings, then hands
 /// them on as one batch (see `NodeAction.received`). Lives on the reactor thread.

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 public import RexCluster
-public import RexFeeds
 #endif
 
 /// The last string decoded from a field of received messages, handed out again while the same

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// The shared subscriber's subscribe and unsubscribe directives, held back and handed to libzmq
 /// a few dozen at a time, in order.

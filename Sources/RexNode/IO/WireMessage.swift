@@ -4,7 +4,6 @@ import ZMQ
 #if canImport(Glibc)
 import Glibc
 import RexCluster
-import RexFeeds
 #endif
 
 /// How a message travels between nodes: `[topic\0sender epoch sequence, value]`.

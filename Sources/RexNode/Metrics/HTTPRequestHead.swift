@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// The request line of an HTTP/1.x request, parsed from the bytes a connection sent so far.
 ///

@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import RexMembership
 
 extension MetricsDocument.Membership {

@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import SwiftRex
 import ZMQ
 
@@ -34,7 +33,8 @@ final class MetricsEndpoint {
 
     private let socket: ZMQSocket
     private let reactor: Reactor
-    private let sampler: NodeMetricsSampler
+    /// Reads the metrics on the reactor; the work it returns completes the document off it.
+    private let sample: () -> @Sendable () async -> MetricsDocument
     private let nodeID: String
     private let log: NodeLogger
     private var reader: ReaderToken?
@@ -45,10 +45,12 @@ final class MetricsEndpoint {
     private var recentlyClosed: [[UInt8]] = []
     private var rendering = 0
 
-    init(socket: ZMQSocket, reactor: Reactor, sampler: NodeMetricsSampler, nodeID: String, log: NodeLogger) {
+    init(
+        socket: ZMQSocket, reactor: Reactor, sample: @escaping () -> @Sendable () async -> MetricsDocument, nodeID: String, log: NodeLogger
+    ) {
         self.socket = socket
         self.reactor = reactor
-        self.sampler = sampler
+        self.sample = sample
         self.nodeID = nodeID
         self.log = log
     }
@@ -146,11 +148,10 @@ final class MetricsEndpoint {
             return
         }
         rendering += 1
-        let build = sampler.sample()
-        let store = sampler.store
+        let build = sample()
         let nodeID = self.nodeID
         Task {
-            let text = await build(store).prometheusText(nodeID: nodeID)
+            let text = await build().prometheusText(nodeID: nodeID)
             var response = HTTPResponse.text(200, "OK", text)
             response.contentType = MetricsDocument.prometheusContentType
             let bytes = response.bytes(includeBody: includeBody)

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RexCluster
-import RexFeeds
 public import SwiftRex
 import Synchronization
 package import ZMQ

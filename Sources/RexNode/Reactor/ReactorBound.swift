@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// A value that may only be used on one reactor's thread, passed around as `Sendable`.
 ///

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RexCluster
-import RexFeeds
 import SwiftRex
 import Synchronization
 import ZMQ

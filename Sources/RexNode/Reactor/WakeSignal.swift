@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 import RexCluster
-import RexFeeds
 #endif
 
 /// A non-blocking pipe other threads write to, waking the reactor out of `zmq_poll`.

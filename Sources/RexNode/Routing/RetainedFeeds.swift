@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// The last value of every feed a node publishes, and the answers to late joiners' snapshot
 /// requests. Pure bookkeeping: the publisher sends what `answer` returns.

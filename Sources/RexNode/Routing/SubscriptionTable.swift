@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 
 /// Which routes want which topics, and what the shared subscriber must subscribe to for them.
 ///

@@ -1,7 +1,6 @@
 import CGlibcMalloc
 import Dispatch
 import RexCluster
-import RexFeeds
 
 /// Gives freed heap memory back to the system every 2 s (`malloc_trim`).
 ///

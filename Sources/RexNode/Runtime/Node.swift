@@ -1,20 +1,20 @@
 import Foundation
-import RexCluster
+public import RexCluster
 import RexControl
-public import RexFeeds
 public import SwiftRex
 import Synchronization
 import ZMQ
 
-/// One running node: a store on its own reactor thread, its sockets, and its control endpoint.
+/// One running node of a feature: its store on its own reactor thread, its sockets, its SWIM
+/// membership, its control endpoint and, with a data directory, its journal.
 ///
 /// ```swift
-/// let node = try Node.start(NodeConfiguration(id: "n1", pubEndpoint: "tcp://127.0.0.1:*",
-///                                            controlEndpoint: "tcp://127.0.0.1:*"))
+/// let node = try Node<NodeFeature>.start(NodeConfiguration(id: "n1", pubEndpoint: "tcp://127.0.0.1:*",
+///                                                         controlEndpoint: "tcp://127.0.0.1:*"))
 /// node.dispatch(.set(topic: "eu.prices", value: "42"))
 /// await node.stop()
 /// ```
-public final class Node: Sendable {
+public final class Node<Feature: ClusterFeature>: Sendable {
     public let id: String
     /// The resolved publisher endpoint (with the real port when bound to `:*`).
     public let pubEndpoint: String
@@ -24,24 +24,24 @@ public final class Node: Sendable {
     public let metricsEndpoint: String?
     /// The resolved SWIM membership endpoint (what a peer's `--peer` or `--join` names).
     public let membershipEndpoint: String
-    public let store: Store<NodeAction, NodeState, NodeEnvironment>
+    public let store: Store<Feature.Action, Feature.State, Feature.Environment>
     public let reactor: Reactor
     private let context: ZMQContext
     private let io: ReactorBound<NodeIO>
-    private let control: ReactorBound<ControlService>
+    private let control: ReactorBound<ControlService<Feature>>
     private let metrics: ReactorBound<MetricsEndpoint>?
     /// The ZAP handler of a secured node (nil: the node runs plain).
     private let gatekeeper: ReactorBound<NodeGatekeeper>?
-    private let durable: DurableRuntime?
+    private let durable: DurableRuntime<Feature>?
     private let log: NodeLogger
     private let stopped = Mutex(false)
     private let trimmer = MemoryTrimmer()
 
     init(
-        id: String, pubEndpoint: String, controlEndpoint: String, store: Store<NodeAction, NodeState, NodeEnvironment>,
-        reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService>,
+        id: String, pubEndpoint: String, controlEndpoint: String, store: Store<Feature.Action, Feature.State, Feature.Environment>,
+        reactor: Reactor, context: ZMQContext, io: ReactorBound<NodeIO>, control: ReactorBound<ControlService<Feature>>,
         metricsEndpoint: String?, metrics: ReactorBound<MetricsEndpoint>?, log: NodeLogger, membershipEndpoint: String,
-        gatekeeper: ReactorBound<NodeGatekeeper>? = nil, durable: DurableRuntime? = nil
+        gatekeeper: ReactorBound<NodeGatekeeper>? = nil, durable: DurableRuntime<Feature>? = nil
     ) {
         self.membershipEndpoint = membershipEndpoint
         self.gatekeeper = gatekeeper
@@ -61,7 +61,7 @@ public final class Node: Sendable {
 
     /// Queues an action on the node's store (from any thread). Not journaled: with a data
     /// directory, only the operator actions accepted on the control endpoint are durable.
-    public func dispatch(_ action: NodeAction) {
+    public func dispatch(_ action: Feature.Action) {
         store.dispatch(action)
     }
 
@@ -117,7 +117,7 @@ public final class Node: Sendable {
     }
 
     /// The node's state as of its last processed batch.
-    public var state: NodeState { store.state }
+    public var state: Feature.State { store.state }
 
     /// Stops accepting control requests, releases the store (every channel's cancel runs once),
     /// closes every socket with linger 0, terminates the context and stops the reactor.

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import RexCluster
 import RexControl
-import RexFeeds
 
 extension NodeCommand {
     /// Parses arguments (without the program name).

@@ -1,8 +1,7 @@
 import Dispatch
 import Foundation
-import RexCluster
+public import RexCluster
 import RexControl
-import RexFeeds
 
 /// The `rexnode` command line: parses flags into a configuration, runs the node until SIGINT or
 /// SIGTERM, and maps failures to exit codes (64 usage, 1 runtime failure).
@@ -90,9 +89,13 @@ public enum NodeCommand {
         public var description: String { message }
     }
 
-    /// Runs the command: prints help, or starts the node and waits for SIGINT/SIGTERM.
-    /// Returns the process exit code.
-    public static func main(arguments: [String]) async -> Int32 {
+    /// Runs the command for a node of `feature`: prints help, or starts the node and waits for
+    /// SIGINT/SIGTERM. Returns the process exit code. A node binary is this one call:
+    ///
+    /// ```swift
+    /// exit(await NodeCommand.main(Chat.self, arguments: Array(CommandLine.arguments.dropFirst())))
+    /// ```
+    public static func main<Feature: ClusterFeature>(_ feature: Feature.Type, arguments: [String]) async -> Int32 {
         let invocation: Invocation
         do {
             invocation = try parse(arguments)
@@ -107,9 +110,9 @@ public enum NodeCommand {
             print(usage)
             return 0
         case .run(let configuration):
-            let node: Node
+            let node: Node<Feature>
             do {
-                node = try Node.start(configuration)
+                node = try Node<Feature>.start(configuration)
             } catch {
                 writeError("Error: node \(configuration.id) could not start: \(error.message)\n")
                 return error.code == .invalidConfiguration ? 64 : 1

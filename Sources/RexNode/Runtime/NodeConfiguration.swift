@@ -1,7 +1,6 @@
 import Foundation
 public import RexCluster
 public import RexControl
-import RexFeeds
 
 /// How to run one node: its id, where it binds, whom it connects to, and its timing.
 public struct NodeConfiguration: Sendable, Equatable {

@@ -24,7 +24,7 @@ struct NodeSockets {
             }
             if let gatekeeper { opened.append(gatekeeper.close) }
             let io = try NodeIO(
-                nodeID: configuration.id, epoch: Node.newEpoch(), limits: limits, context: context,
+                nodeID: configuration.id, epoch: NodeEpoch.new(), limits: limits, context: context,
                 reactor: reactor, pubEndpoint: configuration.pubEndpoint, log: log,
                 security: policy.map(DataPlaneSecurity.init)
             )
@@ -35,7 +35,7 @@ struct NodeSockets {
             // A request past the hard cap costs its sender the connection, before libzmq
             // allocates it; up to it the client gets an error reply (see ControlService).
             try control.setOption(.maxMessageSize, limits.maxControlFrameBytes)
-            control.receiveFrameLimit = ControlService.maxFrames
+            control.receiveFrameLimit = ControlFrames.maxFrames
             try control.bind(configuration.controlEndpoint)
             var metrics: ZMQSocket?
             if let endpoint = configuration.metricsEndpoint {

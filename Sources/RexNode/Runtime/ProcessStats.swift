@@ -1,6 +1,5 @@
 import Foundation
 import RexCluster
-import RexFeeds
 
 /// Resource usage of this process, read from /proc.
 enum ProcessStats {

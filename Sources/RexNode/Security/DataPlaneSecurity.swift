@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 import ZMQ
 
 /// The CURVE setup of a secured node's data plane: its publisher is a CURVE server (members

@@ -1,5 +1,4 @@
 import RexCluster
-import RexFeeds
 import ZMQ
 
 /// A secured node's ZAP handler on its reactor: answers every handshake to the node's CURVE

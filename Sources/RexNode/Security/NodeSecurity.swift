@@ -1,7 +1,6 @@
 import Foundation
 import RexCluster
 public import RexControl
-import RexFeeds
 
 /// What a secured node authenticates with and whom it lets in: its own CURVE key pair, the
 /// cluster's members (each node's public key, from the cluster file) and the operators

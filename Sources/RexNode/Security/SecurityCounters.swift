@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import Synchronization
 
 /// What a secured node's gatekeeper and control service count, shared by reference between them

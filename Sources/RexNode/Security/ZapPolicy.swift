@@ -1,6 +1,5 @@
 import RexCluster
 import RexControl
-import RexFeeds
 import ZMQ
 
 /// Who may connect to a secured node, per socket: the decision of its ZAP handler, with no I/O

@@ -1,10 +1,9 @@
-import RexCluster
-import RexControl
+package import RexControl
 package import RexMembership
 import Synchronization
 
 /// How a node runs the SWIM membership (`RexMembership`), its only membership: who it is on the
-/// membership path and whom it knows from the start. Part of `NodeEnvironment`.
+/// membership path and whom it knows from the start. Part of `ClusterEnvironment`.
 package struct MembershipPlan: Sendable {
     /// This node's address as the membership carries it (see `MemberAddress`).
     package var address: MemberAddress
@@ -43,15 +42,15 @@ package final class MembershipStats: Sendable {
 
     package var counters: MembershipCounters { latest.withLock { $0 } }
 
-    func record(_ counters: MembershipCounters) { latest.withLock { $0 = counters } }
+    package func record(_ counters: MembershipCounters) { latest.withLock { $0 = counters } }
 }
 
 /// A member's address on the membership: its membership endpoint and its publisher, in one
 /// opaque string `"MEMBERSHIP PUB"` (≤ `MembershipWire.maxAddressBytes`), so that whoever learns a
 /// member by gossip can both probe it and follow its data.
 package struct MemberAddress: Hashable, Sendable {
-    var membership: String
-    var pub: String
+    package var membership: String
+    package var pub: String
 
     package init(membership: String, pub: String) {
         self.membership = membership
@@ -59,19 +58,19 @@ package struct MemberAddress: Hashable, Sendable {
     }
 
     /// Reads `"MEMBERSHIP PUB"`; nil for anything else (an address gossiped by a forger).
-    init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
         membership = String(parts[0])
         pub = String(parts[1])
     }
 
-    var text: String { membership + " " + pub }
+    package var text: String { membership + " " + pub }
 }
 
 extension Peer.MembershipStatus {
     /// A membership machine's status as the node's state records it.
-    init(_ status: MemberStatus) {
+    package init(_ status: MemberStatus) {
         switch status {
         case .alive: self = .alive
         case .suspect: self = .suspect
@@ -85,8 +84,8 @@ extension Peer {
     /// Whether the node keeps a data-plane connection to this peer: while the membership has it
     /// alive or suspect (it declares dead members and brings them back when they refute), and for
     /// a peer it has not reported (an operator's `add-peer` of a publisher that is not a member).
-    var isConnectable: Bool { incarnation == nil || status != .gone }
+    package var isConnectable: Bool { incarnation == nil || status != .gone }
 
     /// The endpoint a follow `from` this peer subscribes to: none while it is not connectable.
-    var reachableEndpoint: String? { isConnectable ? endpoint : nil }
+    package var reachableEndpoint: String? { isConnectable ? endpoint : nil }
 }

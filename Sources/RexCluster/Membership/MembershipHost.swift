@@ -1,9 +1,9 @@
-import RexCluster
 import RexControl
-import RexMembership
+package import RexMembership
 import Synchronization
 
 /// What reaches the membership channel: its timer fired, or a message arrived.
+@usableFromInline
 package enum MembershipEvent: Sendable {
     case timer
     case message([UInt8], from: String?)
@@ -11,17 +11,17 @@ package enum MembershipEvent: Sendable {
 
 /// Runs one `Membership` machine for the node's membership channel: feeds it the channel's
 /// events with the time on the store's clock, carries out its directives (sends through
-/// `NodeTransport`, status changes as `NodeAction.memberChanged`) and keeps one timer armed at
+/// `NodeTransport`, status changes as ``MemberReport``s) and keeps one timer armed at
 /// its `nextDeadline` — on the transport's own thread when it offers a timer
 /// (`NodeTransport.membershipArm`: the reactor in a running node, so a tick costs no thread hop
 /// and no store cycle), else as a task sleeping on the store's clock that dispatches
-/// `membershipTimer` (tests on a `TestClock`).
+/// the feature's timer action (tests on a `TestClock`).
 ///
 /// Events arrive on the store's executor (start, leave, and the task timer through the channel's
 /// handler) and from the transport (messages and its timer: the reactor thread in a running
 /// node, which is the store's executor too); the machine sits behind
 /// a mutex so the type is plainly `Sendable`, uncontended and held only while the machine runs
-/// and its sends are encoded — the transport and `dispatch` are called after it is released.
+/// and its sends are encoded — the transport and `report` are called after it is released.
 package final class MembershipHost: Sendable {
     private struct Core: Sendable {
         var machine: Membership
@@ -39,12 +39,18 @@ package final class MembershipHost: Sendable {
     }
 
     private let core: Mutex<Core>
-    private let env: NodeEnvironment
-    private let dispatch: @Sendable (NodeAction) -> Void
+    private let env: ClusterEnvironment
+    /// Hands a member's new status to the feature (an action dispatched into its store).
+    private let report: @Sendable (MemberReport) -> Void
+    /// Asks the store for a tick, when the transport has no timer (see `arm(at:)`).
+    private let requestTick: @Sendable () -> Void
     private let myID: String
     private let stats: MembershipStats
 
-    init?(_ plan: MembershipPlan, id: String, env: NodeEnvironment, dispatch: @escaping @Sendable (NodeAction) -> Void) {
+    package init?(
+        _ plan: MembershipPlan, id: String, env: ClusterEnvironment, report: @escaping @Sendable (MemberReport) -> Void,
+        requestTick: @escaping @Sendable () -> Void
+    ) {
         guard
             let machine = Membership(
                 id: id, address: plan.address.text, incarnation: plan.incarnation, settings: plan.settings, seed: plan.seed
@@ -54,14 +60,15 @@ package final class MembershipHost: Sendable {
         admitting.admittedIDs = plan.admittedIDs
         core = Mutex(Core(machine: admitting))
         self.env = env
-        self.dispatch = dispatch
+        self.report = report
+        self.requestTick = requestTick
         myID = id
         stats = plan.stats
     }
 
     /// Adds the configured members (each reported alive at once, then probed), joins through
     /// the seeds if any, and starts the timer.
-    func start(members: [String: MemberAddress], seeds: [String]) {
+    package func start(members: [String: MemberAddress], seeds: [String]) {
         run { machine, now, directives in
             for id in members.keys.sorted() where id != myID {
                 machine.add(id, address: members[id]!.text, now: now, into: &directives)
@@ -71,7 +78,7 @@ package final class MembershipHost: Sendable {
         }
     }
 
-    func handle(_ event: MembershipEvent) {
+    package func handle(_ event: MembershipEvent) {
         switch event {
         case .timer:
             run(timerFired: true) { machine, now, directives in machine.tick(now: now, into: &directives) }
@@ -82,12 +89,12 @@ package final class MembershipHost: Sendable {
 
     /// Announces that this node leaves (its status `left` at a higher incarnation, sent to a few
     /// members at once; gossip does the rest), so peers drop it at once instead of suspecting it.
-    func leave() {
+    package func leave() {
         run { machine, now, directives in machine.leave(now: now, into: &directives) }
     }
 
     /// Cancels the timer; later events change nothing.
-    func stop() {
+    package func stop() {
         let timer = core.withLock { core -> Task<Void, Never>? in
             core.stopped = true
             defer { core.timer = nil }
@@ -97,7 +104,7 @@ package final class MembershipHost: Sendable {
     }
 
     /// The machine's view of every other member.
-    var members: [Member] { core.withLock { $0.machine.members } }
+    package var members: [Member] { core.withLock { $0.machine.members } }
 
     private func run(timerFired: Bool = false, _ event: (inout Membership, Duration, inout [MembershipDirective]) -> Void) {
         let now = env.elapsed()
@@ -155,10 +162,10 @@ package final class MembershipHost: Sendable {
             case .changed(let member):
                 if !member.status.isActive { env.transport.membershipForget(member.id) }
                 let pub = MemberAddress(member.address)?.pub ?? ""
-                dispatch(
-                    .memberChanged(
+                report(
+                    MemberReport(
                         id: member.id, endpoint: pub, status: Peer.MembershipStatus(member.status), incarnation: member.incarnation,
-                        atMs: NodeEnvironment.wholeMilliseconds(now)))
+                        atMs: ClusterEnvironment.wholeMilliseconds(now)))
             }
         }
     }
@@ -173,13 +180,13 @@ package final class MembershipHost: Sendable {
     private func arm(at deadline: Duration) -> Task<Void, Never> {
         let clock = env.clock
         let elapsed = env.elapsed
-        let dispatch = self.dispatch
+        let requestTick = self.requestTick
         return Task {
             // Measured when the task runs: the deadline is absolute, whenever the task starts.
             let now = elapsed()
             do { try await clock.sleep(for: deadline > now ? deadline - now : .zero) } catch { return }
             guard !Task.isCancelled else { return }
-            dispatch(.membershipTimer)
+            requestTick()
         }
     }
 }

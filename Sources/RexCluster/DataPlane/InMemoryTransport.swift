@@ -1,14 +1,11 @@
 import Synchronization
 
-@testable import RexCluster
-@testable import RexFeeds
-@testable import RexNode
-
-/// An in-memory `NodeTransport`: records what a node's channels ask of the network, and lets a
-/// test deliver messages to the routes that match them — the node's domain without sockets.
-final class MemoryTransport: Sendable {
+/// An in-memory data plane: records what a feature's channels ask of the network, and lets a
+/// test deliver messages to the follows that match them — a feature without sockets. Give it to
+/// a store through ``ClusterEnvironment/init(nodeID:inMemory:settings:clock:)``.
+public final class InMemoryTransport: Sendable {
     /// What the node asked for, in order.
-    enum Event: Hashable, Sendable {
+    public enum Event: Hashable, Sendable {
         case connect(String)
         case disconnect(String)
         case addRoute(TopicPattern, snapshot: Bool)
@@ -24,35 +21,37 @@ final class MemoryTransport: Sendable {
     }
 
     private struct Network {
-        var events: [Event] = []
+        public var events: [Event] = []
         var published: [Outgoing] = []
-        var retained: [String: String] = [:]
+        public var retained: [String: String] = [:]
         var routes: [RouteID: Route] = [:]
         var nextID: UInt64 = 0
         var membershipSent: [MembershipSend] = []
         var membershipDeliver: (@Sendable ([UInt8], String?) -> Void)?
-        var membershipForgotten: [String] = []
+        package var membershipForgotten: [String] = []
     }
 
     /// One membership send: to member `id` (nil: a seed) at its membership endpoint.
-    struct MembershipSend: Sendable {
-        let id: String?
-        let endpoint: String
-        let bytes: [UInt8]
+    package struct MembershipSend: Sendable {
+        package let id: String?
+        package let endpoint: String
+        package let bytes: [UInt8]
     }
 
     private let network = Mutex(Network())
 
+    public init() {}
+
     /// Messages published so far (feeds and `publish` actions), oldest first.
-    var published: [(topic: String, value: String)] { network.withLock { $0.published.map { ($0.topic, $0.value) } } }
+    public var published: [(topic: String, value: String)] { network.withLock { $0.published.map { ($0.topic, $0.value) } } }
     /// Feeds' retained values, by topic.
-    var retained: [String: String] { network.withLock { $0.retained } }
-    var events: [Event] { network.withLock { $0.events } }
+    public var retained: [String: String] { network.withLock { $0.retained } }
+    public var events: [Event] { network.withLock { $0.events } }
     /// Patterns routed now (shared and dedicated), sorted by their description.
-    var routedPatterns: [TopicPattern] { network.withLock { $0.routes.values.map(\.pattern) }.sorted { "\($0)" < "\($1)" } }
+    package var routedPatterns: [TopicPattern] { network.withLock { $0.routes.values.map(\.pattern) }.sorted { "\($0)" < "\($1)" } }
 
     /// Takes the membership messages sent since the last call, oldest first.
-    func takeMembershipSent() -> [MembershipSend] {
+    package func takeMembershipSent() -> [MembershipSend] {
         network.withLock { network in
             defer { network.membershipSent.removeAll() }
             return network.membershipSent
@@ -60,18 +59,18 @@ final class MemoryTransport: Sendable {
     }
 
     /// Members whose membership connection the node dropped, in order.
-    var membershipForgotten: [String] { network.withLock { $0.membershipForgotten } }
+    package var membershipForgotten: [String] { network.withLock { $0.membershipForgotten } }
 
     /// Hands membership bytes to the node, as its socket would (false: no receiver is open).
     @discardableResult
-    func deliverMembership(_ bytes: [UInt8], from authenticated: String? = nil) -> Bool {
+    package func deliverMembership(_ bytes: [UInt8], from authenticated: String? = nil) -> Bool {
         guard let deliver = network.withLock({ $0.membershipDeliver }) else { return false }
         deliver(bytes, authenticated)
         return true
     }
 
     /// Forgets the events and messages recorded so far (routes and retained values stay).
-    func clearRecords() {
+    public func clearRecords() {
         network.withLock {
             $0.events.removeAll()
             $0.published.removeAll()
@@ -81,7 +80,7 @@ final class MemoryTransport: Sendable {
     /// Hands `messages` to every route whose pattern matches the first message's topic (and, for a
     /// dedicated route, whose peer is `from`); returns how many routes got them.
     @discardableResult
-    func deliver(_ messages: [Received], from endpoint: String? = nil) -> Int {
+    public func deliver(_ messages: [Received], from endpoint: String? = nil) -> Int {
         guard let topic = messages.first?.topic else { return 0 }
         let targets = network.withLock { network in
             network.routes.values.filter { $0.pattern.matches(topic) && ($0.endpoint == nil || $0.endpoint == endpoint) }.map(\.deliver)
@@ -90,7 +89,7 @@ final class MemoryTransport: Sendable {
         return targets.count
     }
 
-    var transport: NodeTransport {
+    package var transport: NodeTransport {
         NodeTransport(
             publish: { topic, value in self.network.withLock { $0.published.append(Outgoing(topic: topic, value: value)) } },
             publishRetained: { topic, value in

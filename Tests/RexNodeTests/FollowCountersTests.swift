@@ -7,7 +7,7 @@ import Testing
 
 /// The metrics document's message counters: every follow's counters summed, each on its own,
 /// saturating instead of trapping.
-@Suite struct FollowTotalsTests {
+@Suite struct FollowCountersTests {
     @Test func everyCounterIsSummedOverEveryFollow() {
         var follows: [String: Follow] = [:]
         for index in 1...300 {
@@ -19,11 +19,11 @@ import Testing
             follow.evicted = index == 7 ? 5 : 0
             follows["f\(index)"] = follow
         }
-        let totals = FollowTotals(follows)
+        let totals = FollowCounters(follows)
         let sum = 300 * 301 / 2
         #expect(totals.gaps == sum && totals.duplicates == 2 * sum && totals.reordered == 3 * sum)
         #expect(totals.restarts == 150 && totals.evicted == 5)
-        #expect(FollowTotals([:]) == FollowTotals([:]) && FollowTotals([:]).gaps == 0)
+        #expect(FollowCounters([:]) == FollowCounters([:]) && FollowCounters([:]).gaps == 0)
     }
 
     @Test func aHugeCounterSaturatesItsSumOnly() {
@@ -32,7 +32,7 @@ import Testing
         var more = Follow(topic: "b")
         more.gaps = 10
         more.duplicates = 4
-        let totals = FollowTotals(["a": big, "b": more, "c": more])
+        let totals = FollowCounters(["a": big, "b": more, "c": more])
         #expect(totals.gaps == Int.max, "Int.max - 1 + 20 saturates")
         #expect(totals.duplicates == 8, "the other sums are untouched")
     }
