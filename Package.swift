@@ -82,7 +82,9 @@ let package = Package(
         .testTarget(name: "ZMQTests", dependencies: ["ZMQ", "SharedTestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         // Shared by the test targets that run real nodes: waiting on a node's state, off the pool.
-        .target(name: "NodeTestSupport", dependencies: ["RexNode", "RexCluster", "RexFeeds", "RexControl"], path: "Tests/NodeTestSupport"),
+        .target(
+            name: "NodeTestSupport", dependencies: ["RexNode", "RexCluster", "RexFeeds", "RexControl", "SwiftRex"],
+            path: "Tests/NodeTestSupport"),
         .testTarget(
             name: "RexNodeTests",
             dependencies: [

@@ -337,3 +337,30 @@ import Testing
         await cluster.n1.stop()
     }
 }
+
+/// rexctl against a node of another feature (``Tally``): `send --json` carries its actions,
+/// `state` shows its document, `wait --for state=PATH=VALUE` reads paths into it, `nodes` lists
+/// it without the feeds' peers.
+@Suite(.serialized) struct AnyFeatureCommandTests {
+    @Test func sendStateWaitAndNodesWorkForAnyFeature() async throws {
+        let node = try RexNode.Node<Tally>.start(
+            NodeConfiguration(
+                id: "t1", pubEndpoint: "tcp://127.0.0.1:*", controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: "tcp://127.0.0.1:*",
+                logLevel: .error))
+        let options = ["--node", "t1=\(node.controlEndpoint)"]
+        let sent = await cli(["send", "t1", "--json", #"{"type":"mark","key":"k1"}"#] + options)
+        #expect(sent.code == 0, "\(sent.stderr)")
+        let unknown = await cli(["send", "t1", "--json", #"{"type":"set","topic":"a","value":"1"}"#] + options)
+        #expect(unknown.code != 0 && unknown.stderr.contains("mark, clear"), "\(unknown.stderr)")
+
+        let waited = await cli(["wait", "t1", "--for", "state=marked.0=k1", "--timeout", "5s"] + options)
+        #expect(waited.code == 0, "\(waited.stderr)")
+        let state = await cli(["state", "t1"] + options)
+        #expect(state.code == 0 && state.stdout.contains(#""marked": ["#) && state.stdout.contains(#""k1""#), "\(state.stdout)")
+        let json = await cli(["state", "t1", "-o", "json"] + options)
+        #expect(json.stdout.contains(#"{"marked":["k1"],"node":"t1"}"#), "\(json.stdout)")
+        let nodes = await cli(["nodes"] + options)
+        #expect(nodes.code == 0 && nodes.stdout.contains("t1"), "\(nodes.stdout) \(nodes.stderr)")
+        await node.stop()
+    }
+}

@@ -28,6 +28,9 @@ final class NodeWatch {
     let leaseMs: Int
     /// The latest documents pushed (nil until the first push).
     private(set) var keep: KeepDocument?
+    /// The state as the node's feature encodes it, and read as the feeds feature's (nil for a
+    /// node running another feature).
+    private(set) var stateTree: JSONValue?
     private(set) var state: NodeState?
     /// Why the documents may be stale: the node did not answer, refused or sent garbage. Cleared
     /// by the next push.
@@ -177,8 +180,8 @@ final class NodeWatch {
     }
 
     private func handlePush(_ reply: ReceivedReply, id: JSONValue, now: ContinuousClock.Instant) -> Bool {
-        let push: WatchDocument<NodeState>
-        switch reply.result(WatchDocument<NodeState>.self) {
+        let push: WatchDocument<JSONValue>
+        switch reply.result(WatchDocument<JSONValue>.self) {
         case .success(let document): push = document
         case .failure(let failure):
             return fail(NodeRequestError(node: client.node, failure), retryAt: now.advanced(by: .seconds(1)))
@@ -198,7 +201,10 @@ final class NodeWatch {
             return false
         }
         if let keep = push.keep { self.keep = keep }
-        if let state = push.state { self.state = state }
+        if let tree = push.state {
+            stateTree = tree
+            state = tree.decoded(as: NodeState.self)
+        }
         failure = nil
         return true
     }

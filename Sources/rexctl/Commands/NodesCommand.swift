@@ -50,7 +50,10 @@ struct NodesCommand: RexCtlCommand {
             return Dictionary(uniqueKeysWithValues: zip(indices, results))
         }
         for (index, result) in ask(.ping, PingDocument.self, onlyReachable: false) { reports[index].ping = result }
-        for (index, result) in ask(.state, NodeState.self, onlyReachable: true) { reports[index].state = try? result.get() }
+        // A node of another feature has no feeds peers to show: its columns stay empty.
+        for (index, result) in ask(.state, JSONValue.self, onlyReachable: true) {
+            reports[index].state = (try? result.get())?.decoded(as: NodeState.self)
+        }
         for (index, result) in ask(.metrics, MetricsDocument.self, onlyReachable: true) { reports[index].metrics = try? result.get() }
 
         switch context.globals.output {

@@ -1,14 +1,16 @@
 import RexControl
 import RexFeeds
 
-/// `rexctl state NODE`: the node's state (feeds, follows, peers).
+/// `rexctl state NODE`: the node's state — as tables for the feeds feature (feeds, follows,
+/// peers), as the document itself for any other feature.
 struct StateCommand: RexCtlCommand {
     static let spec = CommandSpec(
         name: "state",
-        abstract: "Show a node's state: settings, feeds, follows and peers.",
+        abstract: "Show a node's state: settings, feeds, follows and peers (or any feature's document).",
         discussion: """
-            The table view shows the parts an operator reads most; -o json prints the whole
-            state document, e.g. for 'jq .follows.prices.lastValue'.
+            For the feeds feature the table view shows the parts an operator reads most; a node
+            running another feature shows its state document as indented JSON. -o json prints
+            the whole state document on one line, e.g. for 'jq .follows.prices.lastValue'.
             """,
         arguments: [ArgumentSpec(name: "node", help: "The node id (from the cluster file or --node).")]
     )
@@ -21,10 +23,15 @@ struct StateCommand: RexCtlCommand {
 
     func run(_ context: CommandContext) throws -> ExitCode {
         let node = try context.node(nodeID)
-        let state = try context.request(node, .state, NodeState.self)
+        let tree = try context.request(node, .state, JSONValue.self)
         switch context.globals.output {
-        case .json: context.printJSON(state)
-        case .table: context.stdout.write(StateCommand.render(state, style: context.style))
+        case .json: context.printJSON(tree)
+        case .table:
+            if let state = tree.decoded(as: NodeState.self) {
+                context.stdout.write(StateCommand.render(state, style: context.style))
+            } else {
+                context.stdout.write(TerminalJSON.indented(tree))
+            }
         }
         return .success
     }

@@ -89,16 +89,12 @@ struct WaitCommand: RexCtlCommand {
         }
     }
 
-    /// The documents a condition is judged on; the state also as a tree, for paths into it
-    /// (built only when a condition has a path: a large state takes a while to convert).
+    /// The documents a condition is judged on: the state as a tree (any feature's, for paths
+    /// into it) and as the feeds feature's (for peer conditions; nil on a node of another feature).
     struct Observation {
         var keep: KeepDocument?
         var state: NodeState?
         var stateTree: JSONValue?
-
-        init(keep: KeepDocument?, state: NodeState?, needsTree: Bool) {
-            self.init(keep: keep, state: state, stateTree: needsTree ? state.flatMap { try? JSONValue(encoding: $0) } : nil)
-        }
 
         init(keep: KeepDocument?, state: NodeState?, stateTree: JSONValue?) {
             self.keep = keep
@@ -139,16 +135,16 @@ struct WaitCommand: RexCtlCommand {
             if let failure = watch.failure, !failure.isUnreachable { throw failure }
             // The documents watched; a node may push others too.
             let keep = documents.contains(.keep) ? watch.keep : nil
-            let state = documents.contains(.state) ? watch.state : nil
-            guard watch.failure == nil, documents.contains(.keep) == (keep != nil), documents.contains(.state) == (state != nil)
+            let tree = documents.contains(.state) ? watch.stateTree : nil
+            guard watch.failure == nil, documents.contains(.keep) == (keep != nil), documents.contains(.state) == (tree != nil)
             else { continue }
-            let observed = Observation(keep: keep, state: state, needsTree: conditions.contains { $0.hasPath })
+            let observed = Observation(keep: keep, state: watch.state, stateTree: tree)
             lastSeen = conditions.map { $0.evaluate(observed) }.filter { !$0.holds }.map(\.seen)
             guard lastSeen.isEmpty else { continue }
             switch context.globals.output {
             case .json:
                 if let keep { context.printJSON(keep) }
-                if let state { context.printJSON(state) }
+                if let tree { context.printJSON(tree) }
             case .table:
                 let elapsed = DurationParser.format(clock.now - start)
                 context.stdout.escapedLine(

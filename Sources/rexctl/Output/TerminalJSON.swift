@@ -1,3 +1,5 @@
+import RexControl
+
 /// JSON text as `-o json` prints it: the codec's JSON, with two changes that keep every
 /// reader's value the same and make the line safe and plain on a terminal.
 ///
@@ -42,5 +44,43 @@ enum TerminalJSON {
             output.append(scalar)
         }
         return String(output)
+    }
+}
+
+extension TerminalJSON {
+    /// `value` as indented JSON text, two spaces a level, object keys sorted, every string
+    /// written as ``text(_:)`` writes it: a state document of any feature, for people to read.
+    static func indented(_ value: JSONValue) -> String {
+        var output = ""
+        append(value, indent: "", to: &output)
+        return output + "\n"
+    }
+
+    private static func append(_ value: JSONValue, indent: String, to output: inout String) {
+        let inner = indent + "  "
+        switch value {
+        case .object(let members) where !members.isEmpty:
+            output += "{\n"
+            for (index, key) in members.keys.sorted().enumerated() {
+                output += inner + leaf(.string(key)) + ": "
+                append(members[key]!, indent: inner, to: &output)
+                output += index == members.count - 1 ? "\n" : ",\n"
+            }
+            output += indent + "}"
+        case .array(let elements) where !elements.isEmpty:
+            output += "[\n"
+            for (index, element) in elements.enumerated() {
+                output += inner
+                append(element, indent: inner, to: &output)
+                output += index == elements.count - 1 ? "\n" : ",\n"
+            }
+            output += indent + "]"
+        default:
+            output += leaf(value)
+        }
+    }
+
+    private static func leaf(_ value: JSONValue) -> String {
+        text((try? ControlCodec.encode(value)) ?? Array("null".utf8))
     }
 }
