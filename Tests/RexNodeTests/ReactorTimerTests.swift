@@ -1,6 +1,7 @@
 import Foundation
 import NodeTestSupport
 import SharedTestSupport
+import SwiftRexTesting
 import Synchronization
 import Testing
 
@@ -22,11 +23,11 @@ import Testing
         let fired = Mutex<[(label: String, onReactor: Bool, late: Duration)]>([])
         let firings = Arrivals()
         try reactor.sync {
-            let start = ContinuousClock.now
+            let start = reactor.now
             for (label, ms) in [("c", 60), ("a", 20), ("b", 40)] {
                 let deadline = start + .milliseconds(ms)
                 _ = reactor.schedule(at: deadline) {
-                    let entry = (label, reactor.isCurrent, deadline.duration(to: .now))
+                    let entry = (label, reactor.isCurrent, reactor.now - deadline)
                     fired.withLock { $0.append(entry) }
                     firings.signal()
                 }
@@ -51,7 +52,7 @@ import Testing
         let count = Mutex(0)
         let tenth = Arrivals()
         @Sendable func arm() {
-            _ = reactor.schedule(at: .now + .milliseconds(2)) {
+            _ = reactor.schedule(after: .milliseconds(2)) {
                 let total = count.withLock { value -> Int in
                     value += 1
                     return value
@@ -62,5 +63,27 @@ import Testing
         try reactor.sync { arm() }
         #expect(await tenth.wait(), "ten chained ticks")
         #expect(count.withLock { $0 } == 10)
+    }
+}
+
+/// The reactor's clock is injected: on a test clock its timers fire when the test moves time,
+/// not when the machine's time passes.
+@Suite struct ReactorInjectedClockTests {
+    @Test func timersFollowTheInjectedClockNotTheMachines() async throws {
+        let clock = TestClock()
+        let reactor = Reactor(name: "reactor-test-clock", idleWake: ReactorTimerTests.idleWake, clock: ReactorClock(clock))
+        defer { reactor.stop() }
+        let fired = Mutex(0)
+        try reactor.sync { _ = reactor.schedule(after: .seconds(3_600)) { fired.withLock { $0 += 1 } } }
+        // Turns of the reactor with the test clock still: an hour's timer does not fire.
+        for _ in 0..<3 { try reactor.sync {} }
+        #expect(fired.withLock { $0 } == 0)
+        #expect(try reactor.sync { reactor.now } == .zero)
+        clock.advance(by: .seconds(3_600))
+        // The next turn (a job wakes the idle reactor) finds it due.
+        try reactor.sync {}
+        try reactor.sync {}
+        #expect(fired.withLock { $0 } == 1)
+        #expect(try reactor.sync { reactor.now } == .seconds(3_600))
     }
 }

@@ -126,7 +126,7 @@ final class MembershipSocket {
     /// cooperative pool and no store cycle (an idle node ticks about 20 times a second).
     func arm(after delay: Duration, _ fire: @escaping () -> Void) {
         if let timer { reactor.cancelTimer(timer) }
-        timer = reactor.schedule(at: .now + max(.zero, delay)) { [weak self] in
+        timer = reactor.schedule(after: delay) { [weak self] in
             self?.timer = nil
             fire()
         }

@@ -43,20 +43,24 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     private let retired: DispatchQueue
     private static let retiredKey = DispatchSpecificKey<ObjectIdentifier>()
     public let name: String
+    /// What the reactor's timers run on.
+    public let clock: ReactorClock
 
-    /// Starts the reactor thread.
-    public init(name: String = "rex-reactor") {
+    /// Starts the reactor thread, its timers on `clock`.
+    public init(name: String = "rex-reactor", clock: ReactorClock = .continuous) {
         self.name = name
-        loop = LoopState(idleWake: LoopState.defaultIdleWake)
+        self.clock = clock
+        loop = LoopState(idleWake: LoopState.defaultIdleWake, clock: clock)
         retired = DispatchQueue(label: name + ".retired")
         startThread()
     }
 
     /// Starts the reactor thread, whose poll waits at most `idleWake` when nothing is due (a
     /// test makes it long, so that only a timer's deadline or a socket can end a poll).
-    init(name: String, idleWake: Duration) {
+    init(name: String, idleWake: Duration, clock: ReactorClock = .continuous) {
         self.name = name
-        loop = LoopState(idleWake: idleWake)
+        self.clock = clock
+        loop = LoopState(idleWake: idleWake, clock: clock)
         retired = DispatchQueue(label: name + ".retired")
         startThread()
     }
@@ -153,12 +157,20 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
 
     // MARK: - Thread-only: timers
 
-    /// Calls `body` on the reactor thread once `deadline` (on `ContinuousClock`) has passed, at the
+    /// The time on the reactor's clock: elapsed since it started.
+    public var now: Duration { clock.elapsed() }
+
+    /// Calls `body` on the reactor thread once `deadline` (``now``'s scale) has passed, at the
     /// start of a turn; the poll never waits past the earliest deadline. No thread hop: the
     /// timer costs one comparison a turn and shortens one poll.
-    public func schedule(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerToken {
+    public func schedule(at deadline: Duration, _ body: @escaping () -> Void) -> TimerToken {
         checkIsolated()
         return loop.addTimer(at: deadline, body)
+    }
+
+    /// Calls `body` on the reactor thread once `delay` has passed on its clock.
+    public func schedule(after delay: Duration, _ body: @escaping () -> Void) -> TimerToken {
+        schedule(at: now + max(.zero, delay), body)
     }
 
     /// Cancels a timer that has not fired (a fired or unknown token is ignored).

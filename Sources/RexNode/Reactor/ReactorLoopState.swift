@@ -18,9 +18,12 @@ final class LoopState {
 
     /// The longest a poll waits with nothing to do.
     let idleWake: Duration
+    /// What the timers' deadlines are on.
+    let clock: ReactorClock
 
-    init(idleWake: Duration) {
+    init(idleWake: Duration, clock: ReactorClock) {
         self.idleWake = idleWake
+        self.clock = clock
     }
 
     var readers: [UInt64: Reader] = [:]
@@ -32,10 +35,10 @@ final class LoopState {
     var readerTokens: [(UInt64, ZMQPoller.Token)] = []
     var turnEndHooks: [(id: UInt64, body: () -> Void)] = []
     /// Pending timers, unordered: a node arms one or two, so a scan beats a heap.
-    var timers: [(id: UInt64, deadline: ContinuousClock.Instant, body: () -> Void)] = []
+    var timers: [(id: UInt64, deadline: Duration, body: () -> Void)] = []
     private var due: [() -> Void] = []
 
-    func addTimer(at deadline: ContinuousClock.Instant, _ body: @escaping () -> Void) -> TimerToken {
+    func addTimer(at deadline: Duration, _ body: @escaping () -> Void) -> TimerToken {
         nextID += 1
         timers.append((nextID, deadline, body))
         return TimerToken(id: nextID)
@@ -44,7 +47,7 @@ final class LoopState {
     /// Runs (and removes) every timer whose deadline has passed; a body may add or cancel timers.
     func fireDueTimers() {
         guard !timers.isEmpty else { return }
-        let now = ContinuousClock.now
+        let now = clock.elapsed()
         guard timers.contains(where: { $0.deadline <= now }) else { return }
         due.removeAll(keepingCapacity: true)
         timers.removeAll { timer in
@@ -59,8 +62,8 @@ final class LoopState {
     /// Until the earliest timer (zero if one is due), at most `idleWake`.
     func pollTimeout() -> Duration {
         guard let earliest = timers.lazy.map(\.deadline).min() else { return idleWake }
-        let now = ContinuousClock.now
-        return earliest <= now ? .zero : min(idleWake, now.duration(to: earliest))
+        let now = clock.elapsed()
+        return earliest <= now ? .zero : min(idleWake, earliest - now)
     }
 
     func addTurnEndHook(_ body: @escaping () -> Void) -> TurnEndToken {
