@@ -73,7 +73,8 @@ public struct AuthorityLedger: Sendable {
         let statement = signed.statement
         let held = entries[statement.key]
         // The very statement held: a replay. Checked before the signature (it was verified on
-        // the way in), so gossip coming round again costs no verification.
+        // the way in), so gossip coming round again costs no verification. (libsodium's Ed25519
+        // signatures are deterministic: the same statement signed again has the same bytes.)
         if let held, held == signed { return refuse(.replayed(serial: statement.serial)) }
         do {
             try signed.verify(by: authority)
@@ -82,7 +83,6 @@ public struct AuthorityLedger: Sendable {
         }
         if let held {
             let heldStatement = held.statement
-            if heldStatement == statement { return refuse(.replayed(serial: statement.serial)) }
             if heldStatement.isRevocation { return refuse(.revokedKey(statement.key)) }
             if !statement.isRevocation {
                 if statement.serial < heldStatement.serial {
