@@ -97,7 +97,9 @@ let package = Package(
                 "RexNode", "RexCluster", "RexFeeds", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport",
                 "SharedTestSupport",
             ]),
-        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl", "NodeTestSupport"]),
+        .testTarget(
+            name: "rexctlTests",
+            dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl", "NodeTestSupport", "RexAuthority"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
         .testTarget(
             name: "RexControlTests",
