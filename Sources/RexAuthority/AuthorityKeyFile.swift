@@ -10,8 +10,8 @@ import Musl
 ///
 /// ```
 /// # rexctl authority init: the cluster authority's signing key (Ed25519, Z85). Keep it offline.
-/// authority-public-key = wJ4*Vk1ooT:0Zo7Oi5Bo2L%w%=@b7L[UdhN(eD.1
-/// authority-secret-seed = 9=zq3Xn8&lK]c/qY)n@Qa+8P%1D0M!f{u2e[-P.x
+/// authority-public-key = Yyj3yP)s{70u>x7-:p7gKWIu:XJ&?wH?EPIl&QOg
+/// authority-secret-seed = cqafmAg&3^r@fBV@5GqR+y>TBfsN0)qQbZV+jF7D
 /// ```
 ///
 /// The names differ from a CURVE key file's (`public-key`, `secret-key`), so neither is taken

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```
 /// # rexnode: the cluster authority's statements this node holds (rewritten on each change)
-/// authority = wJ4*Vk1ooT:0Zo7Oi5Bo2L%w%=@b7L[UdhN(eD.1
+/// authority = Yyj3yP)s{70u>x7-:p7gKWIu:XJ&?wH?EPIl&QOg
 /// statement = AQEAAAAAAAAAB…
 /// ```
 ///

@@ -45,7 +45,7 @@ public enum AuthorityRefusal: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .malformed(let error): return "not a statement: \(error.message)"
         case .unsigned: return "the statement is not signed"
-        case .otherSigner(let key): return "signed by \(key.short), which is not the cluster authority"
+        case .otherSigner(let key): return "signed by key \(key.short), which is not the cluster authority"
         case .badSignature: return "the authority's signature does not verify (the statement or its signature was changed)"
         case .replayed(let serial): return "already held (serial \(serial)): a replay"
         case .stale(let offered, let held): return "stale: serial \(offered) is not newer than the held serial \(held) for this key"

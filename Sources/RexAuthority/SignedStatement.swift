@@ -67,6 +67,6 @@ public struct SignedStatement: Sendable, Hashable, CustomStringConvertible {
 
     /// The statement's line, and who signed it.
     public var description: String {
-        statement.description + (signature.map { ", signed by \($0.signer.short)" } ?? ", unsigned")
+        statement.description + (signature.map { ", signed by key \($0.signer.short)" } ?? ", unsigned")
     }
 }

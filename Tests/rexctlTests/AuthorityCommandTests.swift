@@ -84,7 +84,8 @@ import Testing
         let verified = await workspace.verify("admit-n4-7.statement")
         #expect(verified.code == 0, "\(verified)")
         #expect(
-            verified.stdout == "admit-n4-7.statement: member n4 has key \(key.z85) (serial 7), signed by the authority \(authority.short)\n"
+            verified.stdout
+                == "admit-n4-7.statement: member n4 has key \(key.z85) (serial 7), signed by the authority (key \(authority.short))\n"
         )
     }
 

@@ -28,7 +28,7 @@ enum AuthorityVerify {
             document.append("statement", StatementDocument.make(signed))
             context.printJSON(document)
         case .table:
-            context.stdout.line("\(file): \(StatementDocument.line(signed.statement)), signed by the authority \(authority.short)")
+            context.stdout.line("\(file): \(StatementDocument.line(signed.statement)), signed by the authority (key \(authority.short))")
         }
         return .success
     }
