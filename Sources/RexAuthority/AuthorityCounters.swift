@@ -1,16 +1,27 @@
 /// What an ``AuthorityLedger`` accepted and refused, by reason (for the node's metrics).
 public struct AuthorityCounters: Sendable, Hashable, Codable {
+    /// Statements accepted.
     public private(set) var accepted = 0
+    /// Refused: not a statement (``AuthorityRefusal/malformed(_:)``).
     public private(set) var malformed = 0
+    /// Refused: no signature.
     public private(set) var unsigned = 0
+    /// Refused: signed by a key that is not the authority's.
     public private(set) var otherSigner = 0
+    /// Refused: the authority's signature does not verify.
     public private(set) var badSignature = 0
+    /// Refused: the very statement held already.
     public private(set) var replayed = 0
+    /// Refused: not newer than the statement held about its key.
     public private(set) var stale = 0
+    /// Refused: the same serial as a different statement held, which is kept.
     public private(set) var conflicting = 0
+    /// Refused: about a revoked key.
     public private(set) var revokedKey = 0
+    /// Refused: the ledger is full.
     public private(set) var full = 0
 
+    /// All zero.
     public init() {}
 
     /// The count of one refusal reason.

@@ -11,6 +11,7 @@ public import RexControl
 public struct AuthorityPolicy: Sendable, Equatable {
     /// A member key: the member it proves and the serial of the statement that admitted it.
     public struct Member: Sendable, Hashable {
+        /// The member the key proves.
         public var id: String
         /// 0 for a key from the node's cluster file.
         public var serial: UInt64
@@ -23,7 +24,9 @@ public struct AuthorityPolicy: Sendable, Equatable {
 
     /// An operator key: the operator's name and role, and the serial that admitted it.
     public struct Operator: Sendable, Hashable {
+        /// The operator's name (for logs).
         public var name: String
+        /// What the operator may do.
         public var role: OperatorRole
         /// 0 for a key from the node's operators file.
         public var serial: UInt64

@@ -9,6 +9,7 @@
 /// try signed.verify(by: authority)                    // AuthorityRefusal: unsigned, other signer, bad signature
 /// ```
 public struct SignedStatement: Sendable, Hashable, CustomStringConvertible {
+    /// What is stated.
     public let statement: Statement
     /// nil for an unsigned statement.
     public let signature: AuthoritySignature?

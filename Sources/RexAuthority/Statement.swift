@@ -27,6 +27,7 @@ public struct Statement: Sendable, Hashable, CustomStringConvertible {
 
     /// Orders statements about the same key: a node accepts only a higher one.
     public let serial: UInt64
+    /// What is stated about ``key``.
     public let claim: Claim
 
     /// A statement.
