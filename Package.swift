@@ -43,6 +43,10 @@ let package = Package(
         // code importing it (the node's durable state: snapshot + journal, WAL mode).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // libsodium, quarantined the same way: CSodium is a module map only; Sodium is the only
+        // Swift code importing it (Ed25519 signatures for the cluster authority).
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
+        .target(name: "Sodium", dependencies: ["CSodium"]),
 
         // The cluster: the control protocol's types (the node's state and the documents node and
         // CLI exchange; Foundation only), a node runtime (library, so tests drive nodes
@@ -58,7 +62,11 @@ let package = Package(
             name: "RexNode",
             dependencies: ["RexCluster", "SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode", "RexFeeds"]),
-        .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl", "RexFeeds"]),
+        .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl", "RexFeeds", "RexAuthority"]),
+        // The cluster authority, naming no socket or thread: signed statements admitting and
+        // revoking member and operator keys, the ledger that accepts them, their files.
+        .target(name: "RexAuthority", dependencies: ["RexControl", "Sodium"]),
+        .testTarget(name: "RexAuthorityTests", dependencies: ["RexAuthority", "RexControl", "Sodium", "ZMQ", "SharedTestSupport"]),
 
         // SWIM-style membership: a sans-IO state machine, its wire form and a deterministic
         // simulated network (toolchain modules only; the node hosts it, membench measures it).
@@ -91,7 +99,9 @@ let package = Package(
                 "RexNode", "RexCluster", "RexFeeds", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport",
                 "SharedTestSupport",
             ]),
-        .testTarget(name: "rexctlTests", dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl", "NodeTestSupport"]),
+        .testTarget(
+            name: "rexctlTests",
+            dependencies: ["rexctl", "RexNode", "RexCluster", "RexFeeds", "RexControl", "NodeTestSupport", "RexAuthority"]),
         // The protocol's types and codec alone, and their wire form as a real node serves it.
         .testTarget(
             name: "RexControlTests",

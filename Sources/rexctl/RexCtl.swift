@@ -25,6 +25,7 @@ enum RexCtl {
             WaitCommand.self,
             LoadCommand.self,
             KeygenCommand.self,
+            AuthorityCommand.self,
         ]
     }
 

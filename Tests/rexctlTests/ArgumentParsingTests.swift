@@ -60,20 +60,23 @@ import Testing
     /// Every usage error: exit 64, `Error: …` and the usage hint on stderr, nothing on stdout.
     @Test(
         arguments: [
-            ("", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)", nil),
+            (
+                "", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
+                nil
+            ),
             (
                 "frobnicate",
-                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
                 nil
             ),
             (
                 "help frobnicate",
-                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
                 nil
             ),
             (
                 "frobnicate --help",
-                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen)",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
                 nil
             ),
             ("state", "Error: Missing expected argument '<node>'", "state"),

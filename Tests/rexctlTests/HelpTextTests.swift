@@ -45,7 +45,7 @@ import Testing
                   keep                    Show a node's keep set: every live or settling channel
                                           with its counters.
                   state                   Show a node's state: settings, feeds, follows and
-                                          peers.
+                                          peers (or any feature's document).
                   metrics                 Show a node's counters: reconcile, channels, messages,
                                           mailbox, sockets, process.
                   top                     A live table of every node: cycles/s, messages in/out
@@ -58,6 +58,8 @@ import Testing
                                           topics and check for leaks.
                   keygen                  Make a CURVE key pair: FILE (secret, mode 0600) and
                                           its public half beside it.
+                  authority               Make the cluster authority's key; sign and verify
+                                          statements admitting or revoking keys.
 
                   See 'rexctl help <subcommand>' for detailed help.
                 """# + "\n")
@@ -207,10 +209,11 @@ import Testing
         #expect(result.stderr == "")
         #expect(
             result.stdout == #"""
-                OVERVIEW: Show a node's state: settings, feeds, follows and peers.
+                OVERVIEW: Show a node's state: settings, feeds, follows and peers (or any feature's document).
 
-                The table view shows the parts an operator reads most; -o json prints the whole
-                state document, e.g. for 'jq .follows.prices.lastValue'.
+                For the feeds feature the table view shows the parts an operator reads most; a node
+                running another feature shows its state document as indented JSON. -o json prints
+                the whole state document on one line, e.g. for 'jq .follows.prices.lastValue'.
 
                 USAGE: rexctl state <node> [<global options>]
 
@@ -420,5 +423,70 @@ import Testing
                                           file).
                 """# + "\n")
         #expect(await cli(["help", "load"]).stdout == result.stdout)
+    }
+
+    @Test func authorityHelp() async {
+        let result = await cli(["authority", "--help"])
+        #expect(result.code == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == #"""
+                OVERVIEW: Make the cluster authority's key; sign and verify statements admitting or revoking keys.
+
+                FORMS:
+                  init --out DIR                  DIR/authority.key (the signing key, mode 0600: keep
+                                                  it offline) and DIR/authority.pub (every node's)
+                  sign admit ID --key FILE        member ID has the CURVE key in FILE (its .pub)
+                  sign operator NAME --key FILE --role ROLE
+                                                  operator NAME has that key and ROLE (admin, viewer)
+                  sign revoke KEY|ID              the key (40 Z85 characters, or the key the cluster
+                                                  file or operators file gives node or operator ID)
+                                                  is revoked, for good
+                  verify FILE                     whether the authority signed the statement FILE
+
+                sign needs --serial N and writes the statement to --out (default, in the current
+                directory: admit-ID-N.statement, operator-NAME-N.statement, revoke-ID-N.statement or
+                revoke-key-N.statement), signed with --authority. A node keeps, per key, the
+                statement with the highest serial, and a revocation for good: give every statement
+                a serial higher than the last one signed. verify exits 0 when the authority signed
+                the file, 1 when it did not (unsigned, another signer, changed, not a statement).
+
+                USAGE: rexctl authority <verb> [<args> ...] [--out <path>] [--authority <file>]
+                                        [--key <file>] [--role <role>] [--serial <n>] [--force]
+                                        [<global options>]
+
+                ARGUMENTS:
+                  <verb>                  init, sign or verify.
+                  <args> ...              sign: admit ID, operator NAME or revoke KEY|ID;
+                                          verify: FILE.
+
+                OPTIONS:
+                  --out <path>            init: the folder for the key pair; sign: the statement
+                                          file to write.
+                  --authority <file>      The authority's key file: authority.key to sign,
+                                          authority.pub (or .key) to verify (default:
+                                          $REXCTL_AUTHORITY).
+                  --key <file>            sign admit and operator: the key file (.pub) of the
+                                          member or operator admitted.
+                  --role <role>           sign operator: admin or viewer.
+                  --serial <n>            sign: the statement's serial number, from 1 to
+                                          18446744073709551615.
+                  --force                 Replace files that exist.
+                  -h, --help              Show help information.
+
+                GLOBAL OPTIONS:
+                  --cluster <file>        The cluster file (default: $REXCTL_CLUSTER, else
+                                          .deploy/cluster.json in the current directory).
+                  --node <id=endpoint>    Address a node directly by its control endpoint, e.g.
+                                          n1=tcp://127.0.0.1:7201 (repeatable). Without
+                                          --cluster, only these nodes are used.
+                  -o, --output <format>   Output format: table or json (default: table).
+                  --timeout <duration>    How long to wait for each reply: 500ms, 2s, 1m
+                                          (default: 2s).
+                  --key <file>            Your CURVE key file for secured nodes (default:
+                                          $REXCTL_KEY, else keys/operator.key beside the cluster
+                                          file).
+                """# + "\n")
+        #expect(await cli(["help", "authority"]).stdout == result.stdout)
     }
 }

@@ -72,6 +72,7 @@ ensure_system_packages() {
     local missing=()
     [ -f /usr/include/zmq.h ] || missing+=(libzmq3-dev)
     [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev) # the node's durable state (CSQLite)
+    [ -f /usr/include/sodium.h ] || missing+=(libsodium-dev)   # the cluster authority's signatures (CSodium)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
     # The hostile-peer scenarios' rogue (deploy/e2e/rogue.py) runs on the system python with
     # pyzmq; a `python3` earlier on PATH (a pyenv shim) does not have it.
