@@ -9,8 +9,22 @@ public protocol Echo: DistributedActor where ActorSystem == ClusterActorSystem {
     distributed func echo(_ payload: [UInt8]) -> [UInt8]
     /// Takes `payload` and returns nothing; called one-way (the pipelined benchmark's call).
     distributed func deliver(_ payload: [UInt8])
-    /// How many payloads ``deliver(_:)`` took so far.
-    distributed func delivered() -> Int
+    /// How many payloads ``deliver(_:)`` took so far, and the time from the first to the last.
+    distributed func delivered() -> DeliveryReport
+}
+
+/// What an ``Echo`` received one-way: a count and the monotonic time from the first to the last.
+public struct DeliveryReport: Codable, Sendable, Equatable {
+    /// Payloads taken.
+    public var count: Int
+    /// Nanoseconds from the first payload to the last (0 for fewer than two).
+    public var firstToLastNanoseconds: UInt64
+
+    /// A report of `count` payloads over `firstToLastNanoseconds`.
+    public init(count: Int, firstToLastNanoseconds: UInt64) {
+        self.count = count
+        self.firstToLastNanoseconds = firstToLastNanoseconds
+    }
 }
 
 extension Echo {
