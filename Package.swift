@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(name: "actorbench", dependencies: ["RexActors", "RexActorsZMQ", "ActorEchoInterface", "ZMQ", "BenchSupport"]),
         .testTarget(
             name: "RexActorsTests",
-            dependencies: ["RexActors", "RexActorsZMQ", "ActorEchoInterface", "ZMQ", "SwiftRexTesting", "actorbench"]),
+            dependencies: ["RexActors", "RexActorsZMQ", "ActorEchoInterface", "SwiftRexTesting"]),
 
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),
