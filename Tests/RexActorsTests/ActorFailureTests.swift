@@ -3,7 +3,7 @@ import RexActors
 import Testing
 
 /// Every failure path on the in-memory network, timed by the test clock.
-@Suite struct ActorFailureTests {
+@Suite(.timeLimit(.minutes(1))) struct ActorFailureTests {
     @Test func aCallPastItsDeadlineFailsAndItsLateReplyIsCounted() async throws {
         let pair = try await Pair()
         pair.network.hold(to: "n2")
@@ -59,6 +59,7 @@ import Testing
         let call = Task { try await pair.remote.add(1) }
         #expect(await pair.clock.clock.waitForSleepers(1))  // sent: its deadline is parked
         pair.network.setStatus("n2", status)
+        pair.clock.clock.advance(by: .seconds(5))  // were it still waiting, its deadline would end it
         let error = await #expect(throws: ActorCallError.self) { try await call.value }
         #expect(error?.code == (status == .dead ? .memberDead : .memberLeft))
         #expect(error?.message.contains("in flight") == true)
@@ -190,6 +191,7 @@ import Testing
         let call = Task { try await pair.remote.add(1) }
         #expect(await pair.clock.clock.waitForSleepers(1))
         pair.n1.shutdown()
+        pair.clock.clock.advance(by: .seconds(5))  // were it still waiting, its deadline would end it
         let waiting = await #expect(throws: ActorCallError.self) { try await call.value }
         #expect(waiting?.code == .shutDown)
         let later = await #expect(throws: ActorCallError.self) { try await pair.remote.add(1) }

@@ -5,7 +5,7 @@ import RexActors
 import Testing
 
 /// The protocol end to end on the in-memory network: ids, calls, results, thrown errors, names.
-@Suite struct ActorProtocolTests {
+@Suite(.timeLimit(.minutes(1))) struct ActorProtocolTests {
     @Test func idsNameTheNodeAndTheActor() async throws {
         let pair = try await Pair()
         let second = Counter(actorSystem: pair.n2)

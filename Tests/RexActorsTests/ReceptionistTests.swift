@@ -5,7 +5,7 @@ import Testing
 
 /// The receptionist over the in-memory network: listings follow check-ins, check-outs, joins,
 /// deaths and released actors.
-@Suite struct ReceptionistTests {
+@Suite(.timeLimit(.minutes(1))) struct ReceptionistTests {
     @Test func listingsFollowTheCluster() async throws {
         let network = InMemoryActorNetwork()
         let n1 = network.join("n1")

@@ -7,7 +7,7 @@ import Testing
 
 /// The actor system over ZeroMQ across processes: this test target links the `Echo` interface
 /// only; the implementation lives in `actorbench`, started as `actorbench actor-serve`.
-@Suite(.serialized) struct ZMQTransportTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ZMQTransportTests {
     @Test func aClientWithTheInterfaceOnlyCallsAnotherProcess() async throws {
         let zmq = try ZMQActorTransport(node: "client", bind: "tcp://127.0.0.1:*")
         defer { zmq.stop() }
