@@ -84,7 +84,11 @@ public final class InMemoryActorNetwork: Sendable {
         state.withLock { $0.systems[node] }?.receive(frame, from: from)
     }
 
-    /// Every frame sent so far, in order (held and dropped ones included).
+    /// The most frames ``sentFrames`` keeps (the oldest go first).
+    public static let logCapacity = 4_096
+
+    /// The frames sent so far, in order (held and dropped ones included), at most the last
+    /// ``logCapacity``.
     public var sentFrames: [(from: String, to: String, frame: [UInt8])] { state.withLock { $0.log } }
 
     /// Frames dropped on cut links or to members not on the network.
@@ -95,6 +99,7 @@ public final class InMemoryActorNetwork: Sendable {
 
     private func send(_ frame: [UInt8], from: String, to member: String) -> Bool {
         let receiver = state.withLock { state -> ClusterActorSystem? in
+            if state.log.count == Self.logCapacity { state.log.removeFirst() }
             state.log.append((from, member, frame))
             guard !state.cut.contains(member), let system = state.systems[member] else {
                 state.dropped += 1
