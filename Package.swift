@@ -28,6 +28,8 @@ let package = Package(
         .executable(name: "nodebench", targets: ["nodebench"]),
         .library(name: "RexMembership", targets: ["RexMembership"]),
         .executable(name: "membench", targets: ["membench"]),
+        .library(name: "RexActors", targets: ["RexActors"]),
+        .executable(name: "actorbench", targets: ["actorbench"]),
     ],
     targets: [
         // Core: toolchain modules only, no C.
@@ -73,6 +75,17 @@ let package = Package(
         .target(name: "RexMembership"),
         .executableTarget(name: "membench", dependencies: ["RexMembership"]),
         .testTarget(name: "RexMembershipTests", dependencies: ["RexMembership"]),
+
+        // Distributed actors over the cluster: the actor system over a transport seam (toolchain
+        // modules only), its ZeroMQ transport, and the benchmark next to raw DEALER/ROUTER.
+        .target(name: "RexActors"),
+        .target(name: "RexActorsZMQ", dependencies: ["RexActors", "ZMQ"]),
+        // A `@Resolvable` interface alone: its clients need not link the implementation.
+        .target(name: "ActorEchoInterface", dependencies: ["RexActors"]),
+        .executableTarget(name: "actorbench", dependencies: ["RexActors", "RexActorsZMQ", "ActorEchoInterface", "ZMQ", "BenchSupport"]),
+        .testTarget(
+            name: "RexActorsTests",
+            dependencies: ["RexActors", "RexActorsZMQ", "ActorEchoInterface", "SwiftRexTesting"]),
 
         // Benchmarks (run with `swift run -c release …`).
         .executableTarget(name: "rexbench", dependencies: ["SwiftRex"]),

@@ -5,7 +5,7 @@
 # the lines gone or changed (breaking) and the lines added, so the baseline always is the API.
 # SwiftRex and SwiftRexTesting follow semantic versioning (README, "Using the library"): a break
 # there needs a new major version (before 1.0, a new minor). ZMQ, RexControl, RexMembership,
-# RexCluster, RexFeeds and RexNode make no such promise, but a change to them is recorded the
+# RexCluster, RexFeeds, RexNode and RexActors make no such promise, but a change to them is recorded the
 # same way. An intended change is recorded with --update and committed with it.
 #
 #   deploy/api-check.sh            compare the debug build's modules with deploy/api/*.txt
@@ -23,7 +23,7 @@ cd "$REPO_ROOT"
 API_DIR="$REPO_ROOT/deploy/api"
 API_TEXT="$DEPLOY_LIB_DIR/api_text.py"
 SEMVER_MODULES=(SwiftRex SwiftRexTesting)
-OTHER_MODULES=(ZMQ RexControl RexMembership RexCluster RexFeeds RexNode)
+OTHER_MODULES=(ZMQ RexControl RexMembership RexCluster RexFeeds RexNode RexActors)
 MODULES=("${SEMVER_MODULES[@]}" "${OTHER_MODULES[@]}")
 
 mode=check
