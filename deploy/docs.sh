@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the API documentation of SwiftRex and SwiftRexTesting with the toolchain's own docc:
+# Builds the API documentation of SwiftRex, SwiftRexTesting, RexCluster and RexNode with the toolchain's own docc:
 # symbol graphs from the debug build (swift package dump-symbol-graph), then `docc convert` of each
 # module's catalog with warnings as errors (a broken symbol link or a parameter documented under
 # the wrong name fails the build). Prints the coverage summary of each module.
@@ -29,7 +29,7 @@ graphs=$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | se
 # compiler synthesises, such as == of an Equatable conformance, has no source location here).
 undocumented=$(py - "$graphs" <<'PY'
 import json, sys
-for module in ("SwiftRex", "SwiftRexTesting"):
+for module in ("SwiftRex", "SwiftRexTesting", "RexCluster", "RexNode"):
     with open(f"{sys.argv[1]}/{module}.symbols.json") as file:
         graph = json.load(file)
     for symbol in graph["symbols"]:
@@ -43,7 +43,7 @@ PY
 
 out="$REPO_ROOT/.build/docs"
 mkdir -p "$out"
-for module in SwiftRex SwiftRexTesting; do
+for module in SwiftRex SwiftRexTesting RexCluster RexNode; do
     catalog="Sources/$module/$module.docc"
     staged=$(mktemp -d)
     # docc reads every graph in the directory: give it this module's own (and its extension

@@ -6,11 +6,17 @@ import Synchronization
 public final class InMemoryTransport: Sendable {
     /// What the node asked for, in order.
     public enum Event: Hashable, Sendable {
+        /// A connection to a member's publisher, by endpoint.
         case connect(String)
+        /// That connection closed.
         case disconnect(String)
+        /// A follow from every member (with `snapshot`: retained values asked for).
         case addRoute(TopicPattern, snapshot: Bool)
+        /// That follow ended.
         case removeRoute(TopicPattern)
+        /// A follow from one member, over a connection of its own.
         case openDedicated(String, TopicPattern)
+        /// That follow ended.
         case closeDedicated(String, TopicPattern)
     }
 
@@ -21,9 +27,9 @@ public final class InMemoryTransport: Sendable {
     }
 
     private struct Network {
-        public var events: [Event] = []
+        var events: [Event] = []
         var published: [Outgoing] = []
-        public var retained: [String: String] = [:]
+        var retained: [String: String] = [:]
         var routes: [RouteID: Route] = [:]
         var nextID: UInt64 = 0
         var membershipSent: [MembershipSend] = []
@@ -40,12 +46,14 @@ public final class InMemoryTransport: Sendable {
 
     private let network = Mutex(Network())
 
+    /// An empty network: nothing connected, routed or published.
     public init() {}
 
     /// Messages published so far (feeds and `publish` actions), oldest first.
     public var published: [(topic: String, value: String)] { network.withLock { $0.published.map { ($0.topic, $0.value) } } }
     /// Feeds' retained values, by topic.
     public var retained: [String: String] { network.withLock { $0.retained } }
+    /// What the channels asked for so far, oldest first.
     public var events: [Event] { network.withLock { $0.events } }
     /// Patterns routed now (shared and dedicated), sorted by their description.
     package var routedPatterns: [TopicPattern] { network.withLock { $0.routes.values.map(\.pattern) }.sorted { "\($0)" < "\($1)" } }

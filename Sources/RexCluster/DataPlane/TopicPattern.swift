@@ -3,9 +3,12 @@
 /// On the wire a topic frame is the topic followed by a NUL byte, so the exact subscription
 /// `a.b\0` never matches `a.bc`, while the prefix subscription `a.` matches both.
 public enum TopicPattern: Hashable, Sendable {
+    /// This topic only.
     case exact(String)
+    /// Every topic that starts with this prefix.
     case prefix(String)
 
+    /// `eu.*` is the prefix `eu.`; anything else is exact.
     public init(_ topic: String) {
         if topic.hasSuffix("*") {
             self = .prefix(String(topic.dropLast()))
@@ -33,6 +36,7 @@ public enum TopicPattern: Hashable, Sendable {
         }
     }
 
+    /// Whether a message on `topic` matches, byte for byte as libzmq matches subscriptions.
     public func matches(_ topic: String) -> Bool {
         switch self {
         case .exact(let exact): topic == exact

@@ -50,7 +50,9 @@ extension OperatorActionCatalog {
 
 /// Why bytes are not a sequence of action records.
 public struct MalformedRecord: Error, Equatable, CustomStringConvertible {
+    /// Where in the bytes the bad record starts.
     public let offset: Int
+    /// What is wrong with it.
     public let reason: String
     public var description: String { "malformed record at byte \(offset): \(reason)" }
 }

@@ -18,6 +18,7 @@ public struct OperatorActionFold<Action: Sendable & Equatable, State>: Sendable,
     /// Each resource's keys, by its noun: the last accepted action per key.
     private var entries: [String: [String: Entry]] = [:]
 
+    /// An empty fold of the actions `catalog` describes.
     public init(_ catalog: OperatorActionCatalog<Action, State>) {
         self.catalog = catalog
     }

@@ -1,7 +1,7 @@
 public import RexControl
 
 /// What a feature on the cluster is given by the node it runs on: the data plane
-/// (``NodeTransport``), the store's clock, the node's id, settings and logger, and the SWIM
+/// (`NodeTransport`), the store's clock, the node's id, settings and logger, and the SWIM
 /// membership to run. Nothing here is a socket: the runtime builds the live one; a test builds one
 /// from an ``InMemoryTransport`` and a `TestClock`.
 ///

@@ -22,8 +22,11 @@ public import SwiftRex
 /// }
 /// ```
 public protocol ClusterFeature: SendableMetatype {
+    /// What can happen to the feature: operator actions and what its channels report.
     associatedtype Action: Sendable & Equatable
+    /// Everything the feature knows: `state` replies and watches show it as JSON.
     associatedtype State: Codable & Sendable & Equatable
+    /// What its behavior's `produce` and `supervise` are given (the node's environment by default).
     associatedtype Environment: Sendable = ClusterEnvironment
 
     /// The feature's name and version, as `ping` and the metrics say them.
@@ -84,6 +87,7 @@ public struct NodeStart: Sendable {
     /// The members it was configured with (a cluster file or `--peer`): id → publisher endpoint.
     public let peers: [String: String]
 
+    /// A node's start (tests build one by hand).
     public init(id: String, settings: NodeSettings, peers: [String: String] = [:]) {
         self.id = id
         self.settings = settings

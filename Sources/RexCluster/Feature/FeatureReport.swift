@@ -11,6 +11,7 @@ public struct FeatureReport: Sendable, Equatable {
     /// Its follows' message counters, summed.
     public var follows = FollowCounters()
 
+    /// A report of these counts.
     public init(refusedActions: Int = 0, peers: [Peer] = [], follows: FollowCounters = FollowCounters()) {
         self.refusedActions = refusedActions
         self.peers = peers
@@ -23,6 +24,7 @@ public struct FeatureReport: Sendable, Equatable {
 public struct FollowCounters: Sendable, Equatable {
     /// Sequences skipped: messages lost on the way.
     public var gaps = 0
+    /// Messages received twice.
     public var duplicates = 0
     /// Messages older than one already taken.
     public var reordered = 0
@@ -31,6 +33,7 @@ public struct FollowCounters: Sendable, Equatable {
     /// Senders forgotten past the per-follow limit.
     public var evicted = 0
 
+    /// All zero.
     public init() {}
 
     /// Adds one follow's counters.

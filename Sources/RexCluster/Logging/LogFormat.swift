@@ -9,7 +9,9 @@
 /// Field values quote what peers and operators sent (topics, endpoints, error texts), so both
 /// forms escape every control character: a value can never end a line early or forge another one.
 public enum LogFormat: String, Sendable, CaseIterable {
+    /// `time LEVEL node=ID event=NAME key=value …`
     case text
+    /// One JSON object per line.
     case json
 
     /// Parses `text` or `json`.

@@ -11,7 +11,9 @@ import Glibc
 /// 2026-11-29T12:00:00.123Z INFO  node=n1 event=started pub=tcp://127.0.0.1:7101
 /// ```
 public struct NodeLogger: Sendable {
+    /// How much a logger writes: a line of a lower level is dropped.
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+        /// The levels, least severe first.
         case debug, info, warning, error
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -37,8 +39,11 @@ public struct NodeLogger: Sendable {
         }
     }
 
+    /// The node every line names.
     public let nodeID: String
+    /// The least severe level written.
     public let level: Level
+    /// Text or JSON lines.
     public let format: LogFormat
     private let sink: @Sendable (String) -> Void
     private let clock: @Sendable () -> String
@@ -61,11 +66,16 @@ public struct NodeLogger: Sendable {
         self.clock = clock
     }
 
+    /// Writes `event` with `fields` at debug level.
     public func debug(_ event: String, _ fields: [String: String] = [:]) { log(.debug, event, fields) }
+    /// Writes `event` with `fields` at info level.
     public func info(_ event: String, _ fields: [String: String] = [:]) { log(.info, event, fields) }
+    /// Writes `event` with `fields` at warning level.
     public func warning(_ event: String, _ fields: [String: String] = [:]) { log(.warning, event, fields) }
+    /// Writes `event` with `fields` at error level.
     public func error(_ event: String, _ fields: [String: String] = [:]) { log(.error, event, fields) }
 
+    /// Writes one line, when `level` is at least the logger's.
     public func log(_ level: Level, _ event: String, _ fields: [String: String]) {
         guard level >= self.level else { return }
         sink(format.line(time: clock(), level: level, node: nodeID, event: event, fields: fields))

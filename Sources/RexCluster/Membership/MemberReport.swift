@@ -6,7 +6,7 @@ public import RexControl
 public struct MemberReport: Sendable, Equatable {
     /// The member's id.
     public let id: String
-    /// Its publisher endpoint: what a connection to it (``ClusterChannels/peer(member:endpoint:_:)``)
+    /// Its publisher endpoint: what a connection to it (``ClusterChannels/peer(id:member:endpoint:_:)``)
     /// or a follow from it dials.
     public let endpoint: String
     /// Alive, suspect, dead or left.
@@ -16,6 +16,11 @@ public struct MemberReport: Sendable, Equatable {
     /// When the membership said it, in milliseconds since this node started.
     public let atMs: Int
 
+    /// Alive or suspect: a member whose publisher a feature keeps a connection to (the
+    /// membership brings a suspect back or declares it dead).
+    public var isUp: Bool { status == .alive || status == .suspect }
+
+    /// A report (tests build them by hand).
     public init(id: String, endpoint: String, status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int) {
         self.id = id
         self.endpoint = endpoint

@@ -22,10 +22,12 @@ public struct ActionField: Sendable, Equatable {
 
     /// The member's name in the action object.
     public let name: String
+    /// How its value is checked.
     public let kind: Kind
     /// Optional: absent, `null` and `""` all mean none.
     public let isOptional: Bool
 
+    /// A field named `name` of this kind (only the last field of an action may be optional).
     public init(_ name: String, _ kind: Kind, optional: Bool = false) {
         self.name = name
         self.kind = kind
@@ -37,7 +39,7 @@ public struct ActionField: Sendable, Equatable {
 
     /// The value's checks against `limits`, for the action `type`.
     ///
-    /// - Throws: ``ControlError`` `badAction` or `tooLarge`, naming the action and the field.
+    /// - Throws: `ControlError` `badAction` or `tooLarge`, naming the action and the field.
     func check(_ text: String, action type: String, limits: NodeLimits) throws(ControlError) {
         switch kind {
         case .value:

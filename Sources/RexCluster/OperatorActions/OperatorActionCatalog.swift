@@ -57,14 +57,16 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
     /// An action object read for its form: which action, and its fields' values, not yet checked
     /// against a node's limits.
     public struct Reading: Sendable {
+        /// The action its `type` names.
         public let description: OperatorActionDescription<Action, State>
+        /// Each field's value, in the description's order (nil: an optional field absent).
         public let values: [String?]
     }
 
     /// Reads an action object: its `type` and each field present and a string (unknown members
     /// are ignored; an optional field absent, `null` or `""` is none).
     ///
-    /// - Throws: ``ControlError``: `badRequest` when it is not an object, `badAction` when its
+    /// - Throws: `ControlError`: `badRequest` when it is not an object, `badAction` when its
     ///   `type` or a field is missing or not a string, `unknownAction` (naming every known type)
     ///   for another `type`.
     public func read(_ object: JSONValue) throws(ControlError) -> Reading {
@@ -97,7 +99,7 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
 
     /// The action a reading asks for, once every value is within `limits`.
     ///
-    /// - Throws: ``ControlError`` `badAction` or `tooLarge`, naming the action and the field.
+    /// - Throws: `ControlError` `badAction` or `tooLarge`, naming the action and the field.
     public func action(_ reading: Reading, within limits: NodeLimits) throws(ControlError) -> Action {
         let description = reading.description
         for (field, value) in zip(description.fields, reading.values) {
@@ -147,7 +149,7 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
 
     /// Refuses an action that would add a key past its resource's limit in `state`.
     ///
-    /// - Throws: ``ControlError`` `limitReached`, naming the node, the limit and its flag.
+    /// - Throws: `ControlError` `limitReached`, naming the node, the limit and its flag.
     public func checkRoom(for action: Action, in state: State, limits: NodeLimits, node: String) throws(ControlError) {
         guard let (resource, key) = addition(action), !resource.hasRoom(for: key, in: state, limits: limits) else { return }
         throw resource.limitReached(node: node, limits: limits)

@@ -27,6 +27,8 @@ public struct OperatorActionDescription<Action: Sendable, State>: Sendable {
     /// The fields' values of an action of this type; nil for an action of another type.
     let values: @Sendable (Action) -> [String?]?
 
+    /// An action: its JSON form (`type` and `fields`), who may send it, whether and under which tags the journal
+    /// keeps it, the key it changes, and how to make it from its fields' values and read them back.
     public init(
         type: String, fields: [ActionField], role: OperatorRole = .admin, journal: JournalTags?, change: KeyChange<State>?,
         make: @escaping @Sendable ([String?]) -> Action, values: @escaping @Sendable (Action) -> [String?]?
@@ -49,6 +51,7 @@ public struct OperatorActionDescription<Action: Sendable, State>: Sendable {
 
 /// What an accepted action does to the keys operators own.
 public struct KeyChange<State>: Sendable {
+    /// Whether the action puts or removes its key.
     public enum Kind: Sendable, Equatable {
         /// Adds the key, or replaces what it holds: needs room when the key is new.
         case put
@@ -56,15 +59,19 @@ public struct KeyChange<State>: Sendable {
         case remove
     }
 
+    /// Puts or removes.
     public let kind: Kind
+    /// The resource whose key it changes.
     public let resource: OperatorResource<State>
     /// The field whose value is the key.
     public let keyField: Int
 
+    /// Puts the key in field `keyField` of `resource` (within its limit).
     public static func puts(_ resource: OperatorResource<State>, keyField: Int = 0) -> KeyChange {
         KeyChange(kind: .put, resource: resource, keyField: keyField)
     }
 
+    /// Removes the key in field `keyField` of `resource`.
     public static func removes(_ resource: OperatorResource<State>, keyField: Int = 0) -> KeyChange {
         KeyChange(kind: .remove, resource: resource, keyField: keyField)
     }
@@ -78,6 +85,7 @@ public struct JournalTags: Sendable, Equatable {
     /// For an action whose last field is optional: the tag of a record that carries it.
     public let withOptionalField: UInt8?
 
+    /// The record tag, and the tag of the record that carries the optional last field.
     public init(_ tag: UInt8, withOptionalField: UInt8? = nil) {
         self.tag = tag
         self.withOptionalField = withOptionalField

@@ -25,6 +25,8 @@ public struct OperatorResource<State>: Sendable {
     /// members), counted by the admission ledger before it admits a new key.
     package let keysFromElsewhere: (@Sendable (State) -> [String])?
 
+    /// A resource: its names in messages, whether its removals outlive a restart, its limit, and how to count, find
+    /// and list its keys in a state.
     public init(
         noun: String, verb: String, limitFlag: String, keepsRemovals: Bool = false,
         limit: @escaping @Sendable (NodeLimits) -> Int, count: @escaping @Sendable (State) -> Int,

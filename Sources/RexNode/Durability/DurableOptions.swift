@@ -22,6 +22,8 @@ public struct DurableOptions: Sendable, Equatable {
     /// `SQLITE_FULL`, as on a full disk. Unset in a node; tests use it to make a disk full.
     var maxDatabasePages: Int?
 
+    /// A data directory and how the node writes it: `batch` commits (fsync) before it answers, `none` answers first;
+    /// compaction every so many actions or bytes; at most so many actions (and bytes) waiting for the journal.
     public init(
         directory: String, mode: DurabilityMode = .batch, compactEveryActions: Int = 50_000,
         compactEveryBytes: Int = 16 << 20, maxPendingActions: Int = 100_000, maxPendingBytes: Int = 64 << 20

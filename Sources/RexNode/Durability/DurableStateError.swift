@@ -3,6 +3,7 @@ import RexCluster
 /// Why a node's durable state cannot be used: the node refuses to start rather than start
 /// empty, and the message says what was found and what the operator can do.
 public struct DurableStateError: Error, Sendable, CustomStringConvertible {
+    /// What was found, and what the operator can do.
     public let message: String
 
     init(_ message: String) { self.message = message }

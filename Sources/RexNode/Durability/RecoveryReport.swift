@@ -8,18 +8,21 @@ public struct RecoveryReport: Sendable, Equatable {
     public var snapshotEntries = 0
     /// Journal batches and actions replayed after the snapshot.
     public var journalBatches = 0
+    /// Actions in those batches.
     public var journalActions = 0
     /// The last action sequence number recovered.
     public var lastSequence: UInt64 = 0
     /// The write-ahead log's tail that was not committed (torn, cut short or damaged): frames
     /// and bytes ignored, then truncated.
     public var discardedLogFrames = 0
+    /// Bytes of a frame cut short.
     public var discardedLogBytes = 0
     /// Journal rows at the end whose checksum failed: removed.
     public var truncatedJournalBatches = 0
     /// Wall time of the recovery, milliseconds.
     public var elapsedMs = 0
 
+    /// Nothing recovered yet.
     public init() {}
 
     /// Log fields.

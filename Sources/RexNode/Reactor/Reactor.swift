@@ -42,6 +42,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
     /// say a late read of a released store — runs on this serial queue, so it never hangs.
     private let retired: DispatchQueue
     private static let retiredKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// The reactor thread's name (as `top -H` shows it).
     public let name: String
     /// What the reactor's timers run on.
     public let clock: ReactorClock
@@ -90,6 +91,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         if polling.load(ordering: .sequentiallyConsistent) { wake.signal() }
     }
 
+    /// Runs a Swift job on the reactor thread (the reactor as an actor's serial executor).
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
@@ -150,6 +152,7 @@ public final class Reactor: ClosureRunningExecutor, @unchecked Sendable {
         return loop.addTurnEndHook(body)
     }
 
+    /// Stops calling a turn-end hook (on the reactor thread).
     public func removeTurnEndHook(_ token: TurnEndToken) {
         checkIsolated()
         loop.turnEndHooks.removeAll { $0.id == token.id }

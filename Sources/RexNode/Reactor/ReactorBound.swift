@@ -8,6 +8,7 @@ public final class ReactorBound<Value>: @unchecked Sendable {
     // @unchecked Sendable: `storage` is read and written only through `value`, which traps
     // unless the caller runs on `reactor`'s thread, so all accesses are serialized on it.
     private let storage: Value
+    /// The reactor whose thread alone may touch the value.
     public let reactor: Reactor
 
     /// Wraps `value`; must be called on the reactor thread.

@@ -15,6 +15,7 @@ import ZMQ
 /// await node.stop()
 /// ```
 public final class Node<Feature: ClusterFeature>: Sendable {
+    /// The node's id.
     public let id: String
     /// The resolved publisher endpoint (with the real port when bound to `:*`).
     public let pubEndpoint: String
@@ -24,7 +25,9 @@ public final class Node<Feature: ClusterFeature>: Sendable {
     public let metricsEndpoint: String?
     /// The resolved SWIM membership endpoint (what a peer's `--peer` or `--join` names).
     public let membershipEndpoint: String
+    /// The feature's store, on the reactor.
     public let store: Store<Feature.Action, Feature.State, Feature.Environment>
+    /// The thread that owns the node's sockets and runs its store.
     public let reactor: Reactor
     private let context: ZMQContext
     private let io: ReactorBound<NodeIO>

@@ -6,6 +6,7 @@ import RexControl
 /// The `rexnode` command line: parses flags into a configuration, runs the node until SIGINT or
 /// SIGTERM, and maps failures to exit codes (64 usage, 1 runtime failure).
 public enum NodeCommand {
+    /// The `--help` text.
     public static let usage = """
         USAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--membership ENDPOINT]
                        [--peer ID=PUB,MEMBERSHIP ...] [--join ENDPOINT ...] [options]
@@ -79,12 +80,15 @@ public enum NodeCommand {
 
     /// What the command line asks for.
     public enum Invocation: Equatable, Sendable {
+        /// `--help`: print the usage.
         case help
+        /// Run a node so configured.
         case run(NodeConfiguration)
     }
 
     /// A usage error (exit 64).
     public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What is wrong with the command line.
         public let message: String
         public var description: String { message }
     }

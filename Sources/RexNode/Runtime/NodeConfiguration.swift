@@ -4,6 +4,7 @@ public import RexControl
 
 /// How to run one node: its id, where it binds, whom it connects to, and its timing.
 public struct NodeConfiguration: Sendable, Equatable {
+    /// The node's id: what peers, operators and log lines call it.
     public var id: String
     /// Where the node publishes (bind). `tcp://127.0.0.1:*` picks a free port.
     public var pubEndpoint: String
@@ -15,7 +16,9 @@ public struct NodeConfiguration: Sendable, Equatable {
     /// membership, so each needs its membership endpoint in `membershipPeers` too (see
     /// `addPeer(_:pub:membership:)`).
     public var peers: [String: String]
+    /// Feed interval, follow settle and limits.
     public var settings: NodeSettings
+    /// The least severe log line written.
     public var logLevel: NodeLogger.Level
     /// How log lines are written: `key=value` text (default) or JSON.
     public var logFormat: LogFormat = .text
@@ -39,8 +42,10 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var membershipPeriodMs: Int = NodeConfiguration.defaultMembershipPeriodMs
     /// The default protocol period (100 ms), and the bounds `--protocol-period` takes.
     public static let defaultMembershipPeriodMs = 100
+    /// The protocol periods `--protocol-period` accepts, in ms.
     public static let membershipPeriodRangeMs = 20...10_000
 
+    /// A node's configuration; `validate()` checks it before `Node.start` binds anything.
     public init(
         id: String,
         pubEndpoint: String = "tcp://127.0.0.1:7101",
@@ -217,6 +222,7 @@ extension ClusterFile {
 
 /// Why a node could not start.
 public struct NodeError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure, and the exit code it maps to.
     public enum Code: Sendable {
         /// A bad flag or value (exit 64).
         case invalidConfiguration
@@ -226,9 +232,12 @@ public struct NodeError: Error, Sendable, CustomStringConvertible {
         case unusableState
     }
 
+    /// What kind of failure.
     public let code: Code
+    /// What failed and why (names the flag, endpoint or directory).
     public let message: String
 
+    /// A failure of this kind.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -13,12 +13,14 @@ public import RexControl
 public struct NodeSecurity: Sendable, Equatable {
     /// One member of the cluster.
     public struct Member: Sendable, Equatable {
+        /// Its node id.
         public var id: String
         /// Its CURVE public key (Z85).
         public var key: String
         /// Its publisher endpoint, if known: a subscriber connecting there expects `key`.
         public var pub: String?
 
+        /// A member with this key (and publisher, if known).
         public init(id: String, key: String, pub: String?) {
             self.id = id
             self.key = key
@@ -30,8 +32,10 @@ public struct NodeSecurity: Sendable, Equatable {
     public var keys: KeyFile
     /// Every node of the cluster, this one included.
     public var members: [Member]
+    /// The operators' keys and roles.
     public var operators: OperatorsFile
 
+    /// This node's keys, the cluster's members and its operators.
     public init(keys: KeyFile, members: [Member], operators: OperatorsFile) {
         self.keys = keys
         self.members = members
