@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A local multi-process cluster of rexnode processes on loopback.
 #
-#   deploy/cluster.sh up [N] [--insecure] [-- REXNODE_OPTIONS…]
+#   deploy/cluster.sh up [N] [--insecure] [--node-bin PATH] [-- NODE_OPTIONS…]
 #                                                    start N nodes (default 3), secured, wait until they answer
 #   deploy/cluster.sh status                         processes, then `rexctl nodes`
 #   deploy/cluster.sh logs ID [-f] [-n LINES]        a node's log
@@ -15,6 +15,9 @@
 # node-args, pids/ID.pid, logs/ID.log, data/ID (each node's --data-dir: its durable feeds, follows
 # and peer changes; kept by restart, kill and down; `up` starts a new cluster from empty ones
 # unless REX_KEEP_DATA=1). Every subcommand is safe to re-run.
+# --node-bin PATH runs another node binary than rexnode: a feature's own (NodeCommand.main, e.g.
+# Examples/Chat's chat-node), with the same flags, security, durability and membership; recorded in
+# node-bin, so that the other subcommands find and restart its processes until the next `up`.
 # Secured by default (README, "Security"): keys/ID.key per node and keys/operator.key (admin) and
 # keys/viewer.key (viewer) for rexctl, each made once by `rexctl keygen` and kept (mode 0600);
 # every node's public key in cluster.json, the operators in operators.json. --insecure runs plain
@@ -143,13 +146,13 @@ node_running() {
     [ -n "$pid" ] && pid_alive "$pid" && is_our_node "$pid" "$1"
 }
 
-# Live rexnode processes started with this cluster file, whatever their pid files say: "PID ID".
+# Live node processes (NODE_BIN) started with this cluster file, whatever their pid files say: "PID ID".
 cluster_processes() {
     local dir pid cmdline
     for dir in /proc/[0-9]*; do
         pid=${dir#/proc/}
         cmdline=$(tr '\0' ' ' 2>/dev/null <"$dir/cmdline") || continue
-        [[ "$cmdline" == *rexnode" --cluster $CLUSTER_FILE --id "* ]] || continue
+        [[ "$cmdline" == *"${NODE_BIN##*/} --cluster $CLUSTER_FILE --id "* ]] || continue
         pid_alive "$pid" || continue
         cmdline=${cmdline#*" --id "}
         echo "$pid ${cmdline%% *}"
@@ -165,8 +168,8 @@ start_node() {
     mkdir -p "$PID_DIR" "$LOG_DIR" "$DATA_DIR"
     printf '# %s cluster.sh: starting %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$id" >>"$LOG_DIR/$id.log"
     # setsid: the node gets a session of its own, so a Ctrl-C or hangup of this terminal does not
-    # reach it; it execs in place (this shell is not a process-group leader), so $! is rexnode.
-    setsid "$REXNODE" --cluster "$CLUSTER_FILE" --id "$id" --data-dir "$DATA_DIR/$id" "${args[@]}" >>"$LOG_DIR/$id.log" 2>&1 </dev/null &
+    # reach it; it execs in place (this shell is not a process-group leader), so $! is the node.
+    setsid "$NODE_BIN" --cluster "$CLUSTER_FILE" --id "$id" --data-dir "$DATA_DIR/$id" "${args[@]}" >>"$LOG_DIR/$id.log" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$PID_DIR/$id.pid"
 }
@@ -262,9 +265,9 @@ brief_list() {
 # R − 1 members alive, and every other running node does too: with no strangers in the tables
 # (a secured cluster admits none; cluster.sh adds none) that is "seen alive by every other".
 membership_readiness() {
-    py - "$CLUSTER_FILE" "$PID_DIR" "$1" "${@:2}" <<'PY'
+    py - "$CLUSTER_FILE" "$PID_DIR" "${NODE_BIN##*/}" "$1" "${@:2}" <<'PY'
 import concurrent.futures, json, os, re, sys, urllib.request
-cluster_file, pid_dir, timeout_ms, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+cluster_file, pid_dir, node_name, timeout_ms, wanted = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 nodes = json.load(open(cluster_file))["nodes"]
 def running(node):
     try:
@@ -272,7 +275,7 @@ def running(node):
         cmdline = open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\0", b" ").decode(errors="replace")
     except (OSError, ValueError):
         return False
-    return ("rexnode --cluster %s --id %s " % (cluster_file, node["id"])) in cmdline
+    return ("%s --cluster %s --id %s " % (node_name, cluster_file, node["id"])) in cmdline
 line = re.compile(r'^rexnode_members\{status="(alive|suspect|dead|left)"\} (\d+)$', re.M)
 def members(node):
     endpoint = (node.get("metrics") or "").replace("tcp://", "http://", 1)
@@ -442,18 +445,26 @@ summary() {
 # --- subcommands -------------------------------------------------------------------------------
 
 cmd_up() {
-    local count=3 args=() secured=1
-    if [ $# -gt 0 ] && [ "$1" != -- ] && [ "$1" != --insecure ]; then
+    local count=3 args=() secured=1 node_bin=$REXNODE
+    if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
         [[ "$1" =~ ^[1-9][0-9]*$ ]] || fatal "up takes a node count (got '$1')"
         count=$1
         shift
     fi
-    if [ $# -gt 0 ] && [ "$1" = --insecure ]; then
-        secured=0
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        case $1 in
+        --insecure) secured=0 ;;
+        --node-bin)
+            [ $# -ge 2 ] || fatal "--node-bin takes the path of a node binary"
+            node_bin=$(realpath -e "$2" 2>/dev/null) && [ -f "$node_bin" ] && [ -x "$node_bin" ] \
+                || fatal "--node-bin: '$2' is not an executable file"
+            shift
+            ;;
+        *) usage ;;
+        esac
         shift
-    fi
+    done
     if [ $# -gt 0 ]; then
-        [ "$1" = -- ] || usage
         shift
         args=("$@")
     fi
@@ -478,7 +489,7 @@ cmd_up() {
     for id in "${IDS[@]}"; do node_running "$id" && running+=("$id"); done
     [ -f "$NODE_ARGS_FILE" ] && mapfile -t previous_args <"$NODE_ARGS_FILE"
     if [ ${#running[@]} -gt 0 ]; then
-        if [ ${#running[@]} -eq "$count" ] && [ "${#IDS[@]}" -eq "$count" ] \
+        if [ ${#running[@]} -eq "$count" ] && [ "${#IDS[@]}" -eq "$count" ] && [ "$node_bin" = "$NODE_BIN" ] \
             && [ "${previous_args[*]}" = "${args[*]}" ] && wait_ready "$(up_timeout "$count")" "${running[@]}"; then
             ok "cluster already up: $count nodes (deploy/cluster.sh down to stop it)"
             summary
@@ -491,6 +502,10 @@ cmd_up() {
     local strays=()
     mapfile -t strays < <(cluster_processes)
     [ ${#strays[@]} -gt 0 ] && cmd_down
+    # From here on the cluster runs node_bin (the processes of the previous one are gone).
+    NODE_BIN=$node_bin
+    mkdir -p "$STATE_DIR"
+    if [ "$NODE_BIN" = "$REXNODE" ]; then rm -f "$NODE_BIN_FILE"; else printf '%s\n' "$NODE_BIN" >"$NODE_BIN_FILE"; fi
 
     local ports=() attempt started
     mapfile -t ports < <(previous_ports "$count" || true)
@@ -512,7 +527,7 @@ cmd_up() {
         printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"
         [ ${#args[@]} -eq 0 ] && : >"$NODE_ARGS_FILE"
 
-        log "starting $count nodes, $([ "$secured" = 1 ] && echo "secured (CURVE, keys in ${KEY_DIR#"$PWD"/})" || echo "INSECURE (no CURVE)")${args[*]:+ (${args[*]})}"
+        log "starting $count ${NODE_BIN##*/} nodes, $([ "$secured" = 1 ] && echo "secured (CURVE, keys in ${KEY_DIR#"$PWD"/})" || echo "INSECURE (no CURVE)")${args[*]:+ (${args[*]})}"
         started=$(now_ms)
         start_cluster "$count" "$secured" && break
         cmd_down

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A consumer proves the package: Examples/Countdown depends on SwiftRex by version, the way any
-# other package would. This clones the repository (HEAD) into a temporary directory, tags the
-# clone 0.1.0, and builds and tests the example in release against
+# A consumer proves the package: Examples/Countdown and Examples/Chat depend on SwiftRex by
+# version, the way any other package would. This clones the repository (HEAD) into a temporary
+# directory, tags the clone 0.1.0, and builds and tests each example in release against
 # `.package(url: "file://<clone>", from: "0.1.0")` — which SwiftPM refuses for a package that uses
-# unsafe flags. Then it checks that the example dispatches as fast as rexbench, within 10 %: the
+# unsafe flags. Chat is a node binary of its own (the runtime hosting its feature): its chat-node
+# is kept in .deploy/examples/ for the end-to-end suite (deploy/e2e/tests/27_chat.sh). Then it checks that the example dispatches as fast as rexbench, within 10 %: the
 # same workload (dispatch mode (a): a trivial reducer, dispatched on the store's own executor),
 # rexbench built from this checkout, both measured in this run, alternating, EXAMPLE_ROUNDS rounds
 # (7) of each, each round 5 runs of 1,000,000 actions. A round's fastest run is its least
@@ -34,27 +35,46 @@ log "cloning $(git rev-parse --short HEAD) into $clone and tagging it 0.1.0"
 git clone --quiet --no-hardlinks "$REPO_ROOT" "$clone"
 git -C "$clone" -c user.name=example -c user.email=example@localhost tag -a 0.1.0 -m "example.sh: temporary release tag"
 
-# The example is built from the clone too, so it sees exactly the committed tree; its own build
-# directory and its dependency's checkout live under $work.
+# The examples are built from the clone too, so they see exactly the committed tree; their own
+# build directories and their dependency's checkouts live under $work.
 example="$clone/Examples/Countdown"
 export SWIFTREX_URL="file://$clone"
-log "resolving Examples/Countdown against $SWIFTREX_URL from 0.1.0"
-(cd "$example" && swift package resolve) >&2
-resolved=$(cd "$example" && swift package show-dependencies --format json | "$PYTHON" -S -c '
+
+# resolve_by_version DIR: resolves the example in DIR and fails unless SwiftRex came by version.
+resolve_by_version() {
+    local resolved
+    log "resolving ${1#"$clone"/} against $SWIFTREX_URL from 0.1.0"
+    (cd "$1" && swift package resolve) >&2
+    resolved=$(cd "$1" && swift package show-dependencies --format json | "$PYTHON" -S -c '
 import json, sys
 deps = json.load(sys.stdin)["dependencies"]
 print(" ".join(d["identity"] + "@" + d["version"] for d in deps))')
-info "resolved: $resolved"
-case "$resolved" in
-*"@0.1.0"*) ;;
-*) fatal "the example did not resolve SwiftRex by version (got: $resolved)" ;;
-esac
+    info "resolved: $resolved"
+    case "$resolved" in
+    *"@0.1.0"*) ;;
+    *) fatal "${1#"$clone"/} did not resolve SwiftRex by version (got: $resolved)" ;;
+    esac
+}
+
+resolve_by_version "$example"
 
 log "building the example in release (the core and the test kit only)"
 (cd "$example" && swift build -c release --build-tests) >&2
 log "testing the example in release"
 (cd "$example" && swift test -c release --skip-build) >&2
 ok "Examples/Countdown builds and passes its tests against SwiftRex 0.1.0"
+
+chat="$clone/Examples/Chat"
+resolve_by_version "$chat"
+log "building Examples/Chat in release (its feature, chat-node: the runtime with ZeroMQ and SQLite, and its tests)"
+started=$SECONDS
+(cd "$chat" && swift build -c release --build-tests) >&2
+log "testing Examples/Chat in release"
+(cd "$chat" && swift test -c release --skip-build) >&2
+mkdir -p "$REPO_ROOT/.deploy/examples"
+cp "$chat/.build/release/chat-node" "$REPO_ROOT/.deploy/examples/chat-node.tmp"
+mv "$REPO_ROOT/.deploy/examples/chat-node.tmp" "$REPO_ROOT/.deploy/examples/chat-node"
+ok "Examples/Chat builds and passes its tests against SwiftRex 0.1.0 in $((SECONDS - started)) s; its node: .deploy/examples/chat-node"
 
 [ -n "$bench" ] || exit 0
 rounds=${EXAMPLE_ROUNDS:-7}

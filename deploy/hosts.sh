@@ -2,7 +2,8 @@
 # A cluster across hosts on one machine: N network namespaces h1…hN on one bridge, one rexnode per
 # host bound to the host's own address, and the faults a network has between them.
 #
-#   deploy/hosts.sh up [N] [-- REXNODE_OPTIONS…]    N hosts (default 5, at most 16), a node on each; waits until every node sees every other alive
+#   deploy/hosts.sh up [N] [--node-bin PATH] [-- NODE_OPTIONS…]
+#                                                   N hosts (default 5, at most 16), a node on each; waits until every node sees every other alive
 #   deploy/hosts.sh status                          hosts, nodes and faults, then `rexctl nodes`
 #   deploy/hosts.sh partition A,B / C,D [--oneway]  drop packets between the groups (--oneway: only those from A,B to C,D)
 #   deploy/hosts.sh heal                            remove every partition
@@ -25,7 +26,9 @@
 # `made` lists is ever touched or removed, after checking it is still the thing that was made; an
 # rexh-* namespace or link that it does not list makes `up` refuse. Every firewall rule and queue
 # lives inside a host's namespace or on its own link, so removing those removes them; the root
-# namespace's firewall is never changed. Timeouts: REX_UP_TIMEOUT (seconds, default 20),
+# namespace's firewall is never changed. --node-bin PATH runs another node binary than rexnode (a
+# feature's own, e.g. Examples/Chat's chat-node; recorded in node-bin until the next up): its
+# readiness is that every node answers, as `rexctl nodes` shows no other feature's peers. Timeouts: REX_UP_TIMEOUT (seconds, default 20),
 # REX_STOP_GRACE (seconds, default 2).
 set -euo pipefail
 # shellcheck source=lib/common.sh
@@ -51,7 +54,7 @@ set_state_dir "${REX_HOSTS_DIR:-$REPO_ROOT/.deploy/hosts}"
 MADE_FILE="$STATE_DIR/made"
 
 usage() {
-    sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-64}"
 }
 
@@ -297,7 +300,7 @@ start_node() {
     # setsid execs in place (this shell is no process-group leader) and so does `ip netns exec`,
     # so $! is rexnode itself; its own session keeps a terminal's Ctrl-C away from it. It must not
     # inherit fd 9, the lock, or every later command would wait for the node to exit.
-    setsid ip netns exec "$(host_netns "$host")" "$REXNODE" --cluster "$CLUSTER_FILE" --id "$host" "${args[@]}" \
+    setsid ip netns exec "$(host_netns "$host")" "$NODE_BIN" --cluster "$CLUSTER_FILE" --id "$host" "${args[@]}" \
         >>"$LOG_DIR/$host.log" 2>&1 </dev/null 9>&- &
     pid=$!
     echo "$pid" >"$PID_DIR/$host.pid"
@@ -621,11 +624,17 @@ cmd_start() {
 # --- up, status, down --------------------------------------------------------------------------
 
 cmd_up() {
-    local count=5 args=()
-    if [ $# -gt 0 ] && [ "$1" != -- ]; then
+    local count=5 args=() node_bin=$REXNODE
+    if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
         [[ "$1" =~ ^[1-9][0-9]*$ ]] || fatal "up takes a host count (got '$1')"
         count=$1
         shift
+    fi
+    if [ $# -gt 0 ] && [ "$1" = --node-bin ]; then
+        [ $# -ge 2 ] || fatal "--node-bin takes the path of a node binary"
+        node_bin=$(realpath -e "$2" 2>/dev/null) && [ -f "$node_bin" ] && [ -x "$node_bin" ] \
+            || fatal "--node-bin: '$2' is not an executable file"
+        shift 2
     fi
     if [ $# -gt 0 ]; then
         [ "$1" = -- ] || usage
@@ -651,6 +660,9 @@ cmd_up() {
     mkdir -p "$STATE_DIR"
     rm -rf "$PID_DIR" "$LOG_DIR"
     mkdir -p "$PID_DIR" "$LOG_DIR"
+    # The earlier nodes are gone: from here on the hosts run node_bin.
+    NODE_BIN=$node_bin
+    if [ "$NODE_BIN" = "$REXNODE" ]; then rm -f "$NODE_BIN_FILE"; else printf '%s\n' "$NODE_BIN" >"$NODE_BIN_FILE"; fi
     MADE_TOKEN=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
     : >"$MADE_FILE"
     record "token $MADE_TOKEN"
@@ -664,7 +676,7 @@ cmd_up() {
     write_cluster_file
     printf '%s\n' "${args[@]}" >"$NODE_ARGS_FILE"
     [ ${#args[@]} -eq 0 ] && : >"$NODE_ARGS_FILE"
-    log "starting a node on each host${args[*]:+ (${args[*]})}"
+    log "starting a ${NODE_BIN##*/} node on each host${args[*]:+ (${args[*]})}"
     for host in "${HOSTS[@]}"; do start_node "$host"; done
     wait_ready "${HOSTS[@]}" || exit 1
     UP_COMPLETED=1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's "test" command: installs what is missing, checks the format (swift-format lint),
 # builds and runs the unit tests (swift build --build-tests && swift test), the API docs
-# (deploy/docs.sh), the example package built against a tagged clone by version
+# (deploy/docs.sh), the example packages (Countdown, Chat) built against a tagged clone by version
 # (deploy/example.sh), the examples of README.md and docs/ run against real nodes
 # (deploy/docs-check.sh), the Prometheus rules (deploy/prometheus/check.sh), the systemd unit
 # (deploy/systemd/check.sh), an image of rexnode and rexctl with 3 nodes run from it and the unit
@@ -65,7 +65,7 @@ if [ -n "$unit" ]; then
 fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
 if [ -n "$unit" ]; then
-    phase "example package (SwiftRex 0.1.0 by version, release)" "$DEPLOY_SCRIPTS_DIR/example.sh" || true
+    phase "example packages (Countdown, Chat: SwiftRex 0.1.0 by version, release)" "$DEPLOY_SCRIPTS_DIR/example.sh" || true
     phase "README and docs/ examples (deploy/docs-check.sh)" "$DEPLOY_SCRIPTS_DIR/docs-check.sh" || true
     phase "Prometheus rules (promtool check and test; metrics a node serves)" "$DEPLOY_SCRIPTS_DIR/prometheus/check.sh" || true
     phase "systemd unit (systemd-analyze verify, security)" "$DEPLOY_SCRIPTS_DIR/systemd/check.sh" || true

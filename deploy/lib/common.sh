@@ -49,6 +49,11 @@ set_state_dir() {
     LOG_DIR="$STATE_DIR/logs"
     KEY_DIR="$STATE_DIR/keys"
     OPERATORS_FILE="$STATE_DIR/operators.json"
+    NODE_BIN_FILE="$STATE_DIR/node-bin"
+    # The node binary the cluster runs: rexnode, or the one `up --node-bin PATH` recorded (a
+    # feature's own node, e.g. Examples/Chat's chat-node).
+    NODE_BIN=$REXNODE
+    if [ -f "$NODE_BIN_FILE" ]; then NODE_BIN=$(<"$NODE_BIN_FILE"); fi
     export REXCTL_CLUSTER="$CLUSTER_FILE"
 }
 set_state_dir "${REX_DEPLOY_DIR:-$REPO_ROOT/.deploy}"
@@ -364,13 +369,14 @@ print(value if isinstance(value, str) else json.dumps(value))
 
 # --- processes ---------------------------------------------------------------------------------
 
-# True when PID is alive and is a rexnode started for this state dir with --id ID (guards against
-# a recycled pid: never signal a process we did not start).
+# True when PID is alive and is the cluster's node binary (NODE_BIN: rexnode unless `up --node-bin`)
+# started for this state dir with --id ID (guards against a recycled pid: never signal a process
+# we did not start).
 is_our_node() {
     local pid=$1 id=$2 cmdline
     [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
     cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
-    [[ "$cmdline" == *rexnode" --cluster $CLUSTER_FILE --id $id "* ]]
+    [[ "$cmdline" == *"${NODE_BIN##*/} --cluster $CLUSTER_FILE --id $id "* ]]
 }
 
 # True while any thread of PID has not exited. The state of the pid alone (its main thread) does

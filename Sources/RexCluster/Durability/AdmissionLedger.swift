@@ -36,7 +36,7 @@ package struct AdmissionLedger<Action: Sendable, State> {
     /// nothing) when the reducer would refuse it.
     package mutating func admit(_ action: Action, limits: NodeLimits, node: String) throws(ControlError) {
         guard let (description, values) = catalog.describe(action), let change = description.change,
-            let key = values[change.keyField]
+            let key = change.key(of: values)
         else { return }
         let resource = change.resource
         switch change.kind {

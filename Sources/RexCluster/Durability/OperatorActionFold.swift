@@ -32,7 +32,7 @@ public struct OperatorActionFold<Action: Sendable & Equatable, State>: Sendable,
     /// Folds one accepted action in (actions that are not journaled change nothing).
     public mutating func apply(_ action: Action) {
         guard let (description, values) = catalog.describe(action), description.journal != nil,
-            let change = description.change, let key = values[change.keyField]
+            let change = description.change, let key = change.key(of: values)
         else { return }
         let resource = change.resource
         switch change.kind {

@@ -31,8 +31,11 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
             precondition(action.fields.dropLast().allSatisfy { !$0.isOptional }, "\(action.type): only the last field may be optional")
             if let change = action.change {
                 precondition(nouns.contains(change.resource.noun), "\(action.type): its resource is not listed")
-                precondition(action.fields.indices.contains(change.keyField), "\(action.type): no key field \(change.keyField)")
-                precondition(!action.fields[change.keyField].isOptional, "\(action.type): an optional key")
+                precondition(!change.keyFields.isEmpty, "\(action.type): no key field")
+                for field in change.keyFields {
+                    precondition(action.fields.indices.contains(field), "\(action.type): no key field \(field)")
+                    precondition(!action.fields[field].isOptional, "\(action.type): an optional key")
+                }
             }
             guard let journal = action.journal else { continue }
             precondition(action.change != nil, "\(action.type): journaled, but it changes no key")
@@ -135,7 +138,7 @@ public struct OperatorActionCatalog<Action: Sendable, State>: Sendable {
     /// that owns no key).
     package func addition(_ action: Action) -> (resource: OperatorResource<State>, key: String)? {
         guard let (description, values) = describe(action), let change = description.change, change.kind == .put,
-            let key = values[change.keyField]
+            let key = change.key(of: values)
         else { return nil }
         return (change.resource, key)
     }

@@ -44,8 +44,7 @@ public struct OperatorActionDescription<Action: Sendable, State>: Sendable {
 
     /// The key `action` (of this type) puts or removes, and where.
     func key(of values: [String?]) -> String? {
-        guard let change else { return nil }
-        return values[change.keyField]
+        change?.key(of: values)
     }
 }
 
@@ -63,17 +62,47 @@ public struct KeyChange<State>: Sendable {
     public let kind: Kind
     /// The resource whose key it changes.
     public let resource: OperatorResource<State>
-    /// The field whose value is the key.
-    public let keyField: Int
+    /// The fields whose values make the key: one field's value is the key itself; several make
+    /// one key of them all (``compositeKey(_:)``), for a resource keyed by a pair (a member of a
+    /// room).
+    public let keyFields: [Int]
 
     /// Puts the key in field `keyField` of `resource` (within its limit).
     public static func puts(_ resource: OperatorResource<State>, keyField: Int = 0) -> KeyChange {
-        KeyChange(kind: .put, resource: resource, keyField: keyField)
+        KeyChange(kind: .put, resource: resource, keyFields: [keyField])
     }
 
     /// Removes the key in field `keyField` of `resource`.
     public static func removes(_ resource: OperatorResource<State>, keyField: Int = 0) -> KeyChange {
-        KeyChange(kind: .remove, resource: resource, keyField: keyField)
+        KeyChange(kind: .remove, resource: resource, keyFields: [keyField])
+    }
+
+    /// Puts the key made of several fields' values (``compositeKey(_:)``).
+    public static func puts(_ resource: OperatorResource<State>, keyFields: [Int]) -> KeyChange {
+        KeyChange(kind: .put, resource: resource, keyFields: keyFields)
+    }
+
+    /// Removes the key made of several fields' values (``compositeKey(_:)``).
+    public static func removes(_ resource: OperatorResource<State>, keyFields: [Int]) -> KeyChange {
+        KeyChange(kind: .remove, resource: resource, keyFields: keyFields)
+    }
+
+    /// The key of an action whose fields hold `values`; nil when a key field holds none.
+    func key(of values: [String?]) -> String? {
+        if keyFields.count == 1 { return values[keyFields[0]] }
+        var parts: [String] = []
+        for field in keyFields {
+            guard let value = values[field] else { return nil }
+            parts.append(value)
+        }
+        return Self.compositeKey(parts)
+    }
+
+    /// One key of several values, as a resource's `keys` and `contains` must spell it for a
+    /// change with several key fields: each value's UTF-8 length, `:`, the value — so that no
+    /// two lists of values make the same key.
+    public static func compositeKey(_ parts: [String]) -> String {
+        parts.map { "\($0.utf8.count):\($0)" }.joined()
     }
 }
 
