@@ -19,6 +19,8 @@ final class SimLoop: @unchecked Sendable {
     /// What one executor queued.
     enum Work {
         case closure(@Sendable () -> Void)
+        /// Work the simulation itself queues for a node (a delivery, a timer's fire).
+        case local(() -> Void)
         case job(UnownedJob)
     }
 
@@ -228,6 +230,7 @@ final class SimLoop: @unchecked Sendable {
             steps += 1
             switch queues[index].pop() {
             case .closure(let body): body()
+            case .local(let body): body()
             case .job(let job): job.runSynchronously(on: executor.asUnownedSerialExecutor())
             }
         }
