@@ -13,6 +13,7 @@ final class History: @unchecked Sendable {
         let observer: Int
         let member: String
         let status: Peer.MembershipStatus
+        let incarnation: UInt64
     }
 
     private(set) var hash = TraceHash()
@@ -83,7 +84,7 @@ final class History: @unchecked Sendable {
         hash.mix(member)
         hash.mix(status.rawValue)
         hash.mix(incarnation)
-        statusChanges.append(StatusChange(at: now(), observer: observer, member: member, status: status))
+        statusChanges.append(StatusChange(at: now(), observer: observer, member: member, status: status, incarnation: incarnation))
         line("status n\(observer + 1) sees \(member) \(status.rawValue) (incarnation \(incarnation))")
     }
 

@@ -58,6 +58,9 @@ final class SimSocket {
 
     // MARK: - Connections
 
+    /// Distinct endpoints connected.
+    var connectionCount: Int { endpoints.count }
+
     /// Connects to `endpoint` (counted); false when it is not a node's publisher.
     @discardableResult
     func connect(_ endpoint: String) -> Bool {

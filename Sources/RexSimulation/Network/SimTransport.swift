@@ -58,6 +58,11 @@ final class SimTransport: @unchecked Sendable {
         network.unregister(self)
     }
 
+    /// Routes held now (shared and dedicated): one per live follow channel.
+    var routeCount: Int { sharedRoutes.count + dedicated.count }
+    /// Publishers the shared socket is connected to: one per live peer channel.
+    var sharedConnectionCount: Int { shared.connectionCount }
+
     private func newRoute() -> RouteID {
         nextRoute += 1
         return RouteID(rawValue: nextRoute)

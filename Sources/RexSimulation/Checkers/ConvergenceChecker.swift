@@ -1,0 +1,46 @@
+import RexFeeds
+
+/// Every follow converges once the faults heal: a follow of an exact topic holds its feed's
+/// value as the publishing node holds it now; a follow of a prefix holds one of that node's
+/// values. A follow `from` a member other than the topic's publisher hears nothing, and is not
+/// judged; nor is a topic its publisher no longer has.
+enum ConvergenceChecker {
+    static func check(_ states: [(index: Int, state: NodeState)]) -> (checked: Int, violations: [Violation]) {
+        var publishers: [String: NodeState] = [:]
+        for (_, state) in states { publishers[state.id] = state }
+        var checked = 0
+        var violations: [Violation] = []
+        for (_, state) in states {
+            for name in state.follows.keys.sorted() {
+                let follow = state.follows[name]!
+                guard let dot = follow.topic.firstIndex(of: ".") else { continue }
+                let owner = String(follow.topic[..<dot])
+                guard let publisher = publishers[owner], follow.from == nil || follow.from == owner else { continue }
+                if follow.topic.hasSuffix("*") {
+                    let prefix = follow.topic.dropLast()
+                    let values = Set(publisher.feeds.filter { $0.key.hasPrefix(prefix) }.map(\.value.value))
+                    guard !values.isEmpty else { continue }
+                    checked += 1
+                    if !values.contains(follow.lastValue ?? "") {
+                        violations.append(
+                            Violation(
+                                checker: "convergence",
+                                message: "\(state.id) follow \(name) (\(follow.topic)) holds \(follow.lastValue ?? "nothing"), "
+                                    + "none of \(owner)'s values"))
+                    }
+                    continue
+                }
+                guard let expected = publisher.feeds[follow.topic]?.value else { continue }
+                checked += 1
+                if follow.lastValue != expected {
+                    violations.append(
+                        Violation(
+                            checker: "convergence",
+                            message: "\(state.id) follow \(name) (\(follow.topic)\(follow.from.map { " from \($0)" } ?? "")) "
+                                + "holds \(follow.lastValue ?? "nothing"), \(owner) holds \(expected)"))
+                }
+            }
+        }
+        return (checked, violations)
+    }
+}
