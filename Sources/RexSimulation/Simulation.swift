@@ -119,7 +119,10 @@ private final class SimulationRun {
             ("actions submitted / journaled / refused", "\(workload.submitted) / \(workload.queued) / \(workload.refused)"),
             ("actions acknowledged", "\(nodes.reduce(0) { $0 + $1.durability.totalAcknowledged })"),
             ("node starts", "\(nodes.reduce(0) { $0 + $1.starts })"),
-            ("frames sent / delivered / lost / at HWM / dropped on close", "\(counters.sent) / \(counters.delivered) / \(counters.lost) / \(counters.droppedAtHighWaterMark) / \(counters.droppedOnClose)"),
+            (
+                "frames sent / delivered / retransmitted / at HWM / dropped on close",
+                "\(counters.sent) / \(counters.delivered) / \(counters.retransmitted) / \(counters.droppedAtHighWaterMark) / \(counters.droppedOnClose)"
+            ),
             ("members declared dead", "\(deaths)"),
             ("keep-set samples", "\(keepSet.samples)"),
             ("follows checked for convergence", "\(followsChecked)"),

@@ -50,7 +50,8 @@ for seed in options.seeds {
     print(
         "seed \(seed): \(verdict) trace \(run.traceHash) (\(run.events) events) wall \(String(format: "%.2f", seconds)) s, "
             + "\(String(format: "%.1f", rate)) simulated s per wall s"
-            + (options.repeats > 1 ? ", \(options.repeats) runs \(deterministic ? "one hash" : "HASHES DIFFER: \(Set(hashes).sorted())")" : ""))
+            + (options.repeats > 1
+                ? ", \(options.repeats) runs \(deterministic ? "one hash" : "HASHES DIFFER: \(Set(hashes).sorted())")" : ""))
     if options.seeds.count == 1 {
         for figure in run.figures { print("  \(figure.name): \(figure.value)") }
     }

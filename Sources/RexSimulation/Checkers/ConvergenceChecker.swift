@@ -1,8 +1,8 @@
 import RexFeeds
 
 /// Every follow converges once the faults heal: a follow of an exact topic holds its feed's
-/// value as the publishing node holds it now; a follow of a prefix holds one of that node's
-/// values. A follow `from` a member other than the topic's publisher hears nothing, and is not
+/// value as the publishing node holds it now; a follow of a prefix, for the topic it heard last,
+/// that topic's value now (nothing is in flight by then, and a connection keeps order). A follow `from` a member other than the topic's publisher hears nothing, and is not
 /// judged; nor is a topic its publisher no longer has.
 enum ConvergenceChecker {
     static func check(_ states: [(index: Int, state: NodeState)]) -> (checked: Int, violations: [Violation]) {
@@ -17,17 +17,21 @@ enum ConvergenceChecker {
                 let owner = String(follow.topic[..<dot])
                 guard let publisher = publishers[owner], follow.from == nil || follow.from == owner else { continue }
                 if follow.topic.hasSuffix("*") {
+                    // The last message a prefix follow accepted was the latest of its topic.
                     let prefix = follow.topic.dropLast()
-                    let values = Set(publisher.feeds.filter { $0.key.hasPrefix(prefix) }.map(\.value.value))
-                    guard !values.isEmpty else { continue }
+                    guard publisher.feeds.keys.contains(where: { $0.hasPrefix(prefix) }) else { continue }
                     checked += 1
-                    if !values.contains(follow.lastValue ?? "") {
+                    guard let topic = follow.lastTopic else {
                         violations.append(
-                            Violation(
-                                checker: "convergence",
-                                message: "\(state.id) follow \(name) (\(follow.topic)) holds \(follow.lastValue ?? "nothing"), "
-                                    + "none of \(owner)'s values"))
+                            Violation(checker: "convergence", message: "\(state.id) follow \(name) (\(follow.topic)) received nothing"))
+                        continue
                     }
+                    guard let expected = publisher.feeds[topic]?.value, follow.lastValue != expected else { continue }
+                    violations.append(
+                        Violation(
+                            checker: "convergence",
+                            message: "\(state.id) follow \(name) (\(follow.topic)) holds \(follow.lastValue ?? "nothing") of \(topic), "
+                                + "\(owner) holds \(expected)"))
                     continue
                 }
                 guard let expected = publisher.feeds[follow.topic]?.value else { continue }

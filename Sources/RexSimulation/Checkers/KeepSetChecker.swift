@@ -32,7 +32,8 @@ final class KeepSetChecker: @unchecked Sendable {
         let follows = live.filter { ChannelKind(id: $0.id) == .follow }.count
         if follows != transport.routeCount {
             violations.append(
-                Violation(checker: "keep-set", message: "\(id) at \(time): \(follows) live follow channels, \(transport.routeCount) routes"))
+                Violation(checker: "keep-set", message: "\(id) at \(time): \(follows) live follow channels, \(transport.routeCount) routes")
+            )
         }
         let peers = live.filter { ChannelKind(id: $0.id) == .peer }.count
         if peers != transport.sharedConnectionCount {

@@ -53,7 +53,7 @@ final class SimConnection {
 
     func sendUp(_ frame: Frame) {
         guard let up else { return }
-        network.send(frame, on: up, lossy: false)
+        network.send(frame, on: up)
     }
 
     /// Whether the publisher sends `topic` on this connection (its view of the subscriptions).
@@ -64,7 +64,7 @@ final class SimConnection {
     /// Sends a data frame down, if the session is up.
     func sendDown(_ frame: Frame) {
         guard let down else { return }
-        network.send(frame, on: down, lossy: true)
+        network.send(frame, on: down)
     }
 
     private func receiveAtPublisher(_ frame: Frame, _ publisher: SimPublisher) {

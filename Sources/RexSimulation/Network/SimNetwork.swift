@@ -11,9 +11,10 @@ final class SimNetwork {
     struct Counters {
         var sent = 0
         var delivered = 0
-        /// Dropped by a link's loss, at a full pipe, when a pipe closed with frames waiting, and
-        /// membership bytes for a node that was down.
-        var lost = 0
+        /// Sent again after a loss (TCP's retransmission: delayed, not dropped); dropped at a full
+        /// pipe, when a pipe closed with frames waiting, and membership bytes for a node that was
+        /// down.
+        var retransmitted = 0
         var droppedAtHighWaterMark = 0
         var droppedOnClose = 0
         var toDownNode = 0
@@ -31,6 +32,8 @@ final class SimNetwork {
     private var membershipPipes: [Int: Pipe] = [:]
     private var stalled: [Pipe] = []
     let highWaterMark: Int
+    /// TCP's first retransmission timeout (Linux's minimum).
+    static let retransmissionTimeout = Duration.milliseconds(200)
 
     init(loop: SimLoop, nodes: Int, seed: UInt64, highWaterMark: Int, history: History) {
         self.loop = loop
@@ -89,23 +92,26 @@ final class SimNetwork {
 
     // MARK: - Pipes
 
-    /// Sends `frame` on `pipe` (`lossy`: the link's loss applies; subscription frames ride TCP
-    /// and are only ever stalled). Returns whether it was queued.
+    /// Sends `frame` on `pipe`; false when it was dropped (a closed or full pipe).
     @discardableResult
-    func send(_ frame: Frame, on pipe: Pipe, lossy: Bool) -> Bool {
+    func send(_ frame: Frame, on pipe: Pipe) -> Bool {
         guard !pipe.closed else { return false }
         counters.sent += 1
-        let loss = faults.loss(pipe.from, pipe.to)
-        if lossy, loss > 0, random.chance(loss) {
-            counters.lost += 1
-            return false
-        }
         if pipe.isFull {
             counters.droppedAtHighWaterMark += 1
             return false
         }
         let jitterNanos = faults.jitter.components.attoseconds / 1_000_000_000 + faults.jitter.components.seconds * 1_000_000_000
-        let extra = jitterNanos > 0 ? Duration.nanoseconds(Int64(random.next() % UInt64(jitterNanos))) : .zero
+        var extra = jitterNanos > 0 ? Duration.nanoseconds(Int64(random.next() % UInt64(jitterNanos))) : .zero
+        // Every pipe is a TCP stream: a lost segment is sent again after a retransmission
+        // timeout (doubling), and what follows waits behind it. Loss delays; it never drops.
+        let loss = faults.loss(pipe.from, pipe.to)
+        var timeout = Self.retransmissionTimeout
+        while loss > 0, random.chance(loss), timeout < .seconds(30) {
+            counters.retransmitted += 1
+            extra += timeout
+            timeout *= 2
+        }
         let ready = max(loop.now + faults.baseLatency + extra, pipe.lastReady)
         pipe.append(frame, ready: ready)
         if !pipe.pumping {
@@ -170,7 +176,7 @@ final class SimNetwork {
             }
             membershipPipes[key] = pipe
         }
-        send(.membership(bytes), on: pipe, lossy: true)
+        send(.membership(bytes), on: pipe)
     }
 
     /// Drops node `from`'s membership link to member `id` (declared dead or left).

@@ -78,7 +78,8 @@ final class SimNode<Feature: SimulatedFeature> {
         process = SimProcess(
             executor: executor, transport: transport, store: store, dispatch: dispatch, recoveredActions: recovery.actions.count,
             discardedBytes: recovery.discardedBytes)
-        history.note(10, node: index, "start #\(starts) recovered \(recovery.actions.count) actions, discarded \(recovery.discardedBytes) bytes")
+        history.note(
+            10, node: index, "start #\(starts) recovered \(recovery.actions.count) actions, discarded \(recovery.discardedBytes) bytes")
     }
 
     /// `kill -9` and a power cut: the process vanishes, and of the journal bytes never
