@@ -9,8 +9,8 @@ final class SimConnection {
     let publisherNode: Int
     private unowned let network: SimNetwork
     /// The session's pipes and the publisher's view of its subscriptions (nil: not attached).
-    private(set) var down: Pipe?
-    private var up: Pipe?
+    private(set) var down: SimPipe?
+    private var up: SimPipe?
     private weak var publisher: SimPublisher?
     private var remote: [TopicPattern: Int] = [:]
 
@@ -23,8 +23,8 @@ final class SimConnection {
     /// Starts a session with `publisher`'s process.
     func attach(to publisher: SimPublisher) {
         _ = detach()
-        let down = Pipe(from: publisherNode, to: socket.node, highWaterMark: network.highWaterMark)
-        let up = Pipe(from: socket.node, to: publisherNode, highWaterMark: Int.max)
+        let down = SimPipe(from: publisherNode, to: socket.node, highWaterMark: network.highWaterMark)
+        let up = SimPipe(from: socket.node, to: publisherNode, highWaterMark: Int.max)
         down.receive = { [unowned self] frame in socket.receive(frame) }
         up.receive = { [unowned self, weak publisher] frame in
             guard let publisher else { return }

@@ -2,7 +2,7 @@ import RexCluster
 import RexMembership
 
 /// The simulated network between the nodes: pipes with latency, loss, cuts and high-water marks
-/// (see ``Pipe``), the publisher connections of every subscriber socket (which survive their
+/// (see ``SimPipe``), the publisher connections of every subscriber socket (which survive their
 /// publisher's restarts, as a ZeroMQ connect does), and the membership's point-to-point links.
 ///
 /// Lives on the loop's thread; every random draw comes from its one seeded generator.
@@ -29,8 +29,8 @@ final class SimNetwork {
     private(set) var stacks: [SimTransport?]
     /// Every subscriber connection to each node's publisher, attached or waiting, oldest first.
     private var connectionsTo: [[SimConnection]]
-    private var membershipPipes: [Int: Pipe] = [:]
-    private var stalled: [Pipe] = []
+    private var membershipPipes: [Int: SimPipe] = [:]
+    private var stalled: [SimPipe] = []
     let highWaterMark: Int
     /// TCP's first retransmission timeout (Linux's minimum).
     static let retransmissionTimeout = Duration.milliseconds(200)
@@ -72,11 +72,9 @@ final class SimNetwork {
         guard stacks[stack.node] === stack else { return }
         stacks[stack.node] = nil
         for connection in connectionsTo[stack.node] { counters.droppedOnClose += connection.detach() }
-        for key in membershipPipes.keys.sorted() {
-            let pipe = membershipPipes[key]!
-            guard pipe.from == stack.node else { continue }
+        for to in stacks.indices {
+            guard let pipe = membershipPipes.removeValue(forKey: stack.node * stacks.count + to) else { continue }
             counters.droppedOnClose += pipe.close()
-            membershipPipes[key] = nil
         }
     }
 
@@ -94,7 +92,7 @@ final class SimNetwork {
 
     /// Sends `frame` on `pipe`; false when it was dropped (a closed or full pipe).
     @discardableResult
-    func send(_ frame: Frame, on pipe: Pipe) -> Bool {
+    func send(_ frame: Frame, on pipe: SimPipe) -> Bool {
         guard !pipe.closed else { return false }
         counters.sent += 1
         if pipe.isFull {
@@ -121,7 +119,7 @@ final class SimNetwork {
         return true
     }
 
-    private func pump(_ pipe: Pipe) {
+    private func pump(_ pipe: SimPipe) {
         guard !pipe.closed, let first = pipe.first else {
             pipe.pumping = false
             return
@@ -161,11 +159,11 @@ final class SimNetwork {
     func sendMembership(from: Int, endpoint: String, _ bytes: [UInt8]) {
         guard let to = node(ofEndpoint: endpoint), to != from else { return }
         let key = from * stacks.count + to
-        let pipe: Pipe
+        let pipe: SimPipe
         if let existing = membershipPipes[key] {
             pipe = existing
         } else {
-            pipe = Pipe(from: from, to: to, highWaterMark: highWaterMark)
+            pipe = SimPipe(from: from, to: to, highWaterMark: highWaterMark)
             pipe.receive = { [unowned self] frame in
                 guard case .membership(let bytes) = frame else { return }
                 guard let stack = stacks[to] else {
@@ -181,7 +179,8 @@ final class SimNetwork {
 
     /// Drops node `from`'s membership link to member `id` (declared dead or left).
     func forgetMembership(from: Int, id: String) {
-        guard let to = (0..<stacks.count).first(where: { Self.id($0) == id }) else { return }
+        guard id.hasPrefix("n"), let number = Int(id.dropFirst()), (1...stacks.count).contains(number) else { return }
+        let to = number - 1
         let key = from * stacks.count + to
         guard let pipe = membershipPipes.removeValue(forKey: key) else { return }
         counters.droppedOnClose += pipe.close()

@@ -15,7 +15,7 @@ enum Frame {
 /// earlier than the one before it. Past `highWaterMark` waiting messages, a new one is dropped
 /// (as a PUB drops for a slow subscriber). A cut direction or a paused receiver stalls the pipe
 /// (TCP holds the bytes); closing it drops what waits.
-final class Pipe {
+final class SimPipe {
     let from: Int
     let to: Int
     let highWaterMark: Int
