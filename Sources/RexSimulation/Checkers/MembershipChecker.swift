@@ -3,16 +3,19 @@ import RexFeeds
 import RexMembership
 
 /// The membership's promises over a run: no member declared dead while neither it nor the
-/// member that declared it was impaired (see ``Fault/impaired``) — each death counted once, at
-/// its origin, the first report of it; and at the end every running node sees every other alive.
+/// member that declared it was impaired or lossy (see ``Fault/impaired``, ``Fault/lossy``) —
+/// each death counted once, at its origin, the first report of it; deaths under loss alone
+/// counted; and at the end every running node sees every other alive.
 struct MembershipChecker {
     /// Deaths declared, and those that were false positives.
     private(set) var deaths = 0
     private(set) var falsePositives: [String] = []
+    /// Deaths where only loss touched the member or its prober: counted, not failures.
+    private(set) var underLoss = 0
 
     /// Reads `history`'s status reports against `timeline`; `window` is how long a suspicion can
     /// last before it turns into a death.
-    mutating func check(_ history: History, timeline: FaultTimeline, window: Duration, nodes: Int) {
+    mutating func check(_ history: History, timeline: FaultTimeline, lossy: FaultTimeline, window: Duration, nodes: Int) {
         var seen: Set<String> = []
         for change in history.statusChanges where change.status == .dead {
             let key = "\(change.member)@\(change.incarnation)"
@@ -20,7 +23,10 @@ struct MembershipChecker {
             deaths += 1
             guard let member = Self.index(of: change.member, nodes: nodes) else { continue }
             let span = max(change.at - window, .zero)...change.at
-            if !timeline.impaired(member, during: span), !timeline.impaired(change.observer, during: span) {
+            guard !timeline.impaired(member, during: span), !timeline.impaired(change.observer, during: span) else { continue }
+            if lossy.impaired(member, during: span) || lossy.impaired(change.observer, during: span) {
+                underLoss += 1
+            } else {
                 falsePositives.append("n\(change.observer + 1) declared \(change.member) dead at \(change.at) with neither impaired")
             }
         }

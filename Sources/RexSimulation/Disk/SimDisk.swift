@@ -19,6 +19,9 @@ final class SimDisk {
     var capacity: Int?
     /// How long an fsync takes.
     var fsyncLatency: Duration = .milliseconds(2)
+    /// Called once at the next fsync's start with its latency (the nemesis crashes the node
+    /// inside that window), then cleared.
+    var onNextFsync: ((Duration) -> Void)?
     /// Counters for the report.
     private(set) var fsyncs = 0
     private(set) var tornBytesKept = 0
@@ -38,6 +41,10 @@ final class SimDisk {
     /// (pass them to ``completeFsync(covering:)`` when its latency has passed).
     func beginFsync() -> Int {
         fsyncs += 1
+        if let hook = onNextFsync {
+            onNextFsync = nil
+            hook(fsyncLatency)
+        }
         return pending.count
     }
 

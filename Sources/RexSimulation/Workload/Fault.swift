@@ -10,6 +10,9 @@ enum Fault: Equatable, CustomStringConvertible {
     case pause(Int)
     /// `kill -9` and a power cut; the node restarts when the fault ends.
     case kill(Int)
+    /// The same, at the node's next fsync, while it runs: what was written and not yet
+    /// durable is torn.
+    case killMidWrite(Int)
     /// The node's clock jumps ahead once.
     case clockJump(Int, Duration)
     /// Every fsync of the node takes this long.
@@ -25,22 +28,29 @@ enum Fault: Equatable, CustomStringConvertible {
         case .loss(let node, let probability): return "loss n\(node + 1) \(Int(probability * 100))%"
         case .pause(let node): return "pause n\(node + 1)"
         case .kill(let node): return "kill n\(node + 1)"
+        case .killMidWrite(let node): return "kill-mid-write n\(node + 1)"
         case .clockJump(let node, let amount): return "clock-jump n\(node + 1) +\(amount)"
         case .slowDisk(let node, let latency): return "slow-disk n\(node + 1) \(latency)"
         case .fullDisk(let node): return "full-disk n\(node + 1)"
         }
     }
 
-    /// The nodes whose links or process it touches in a way a prober cannot see through (cut,
-    /// paused, down, clock moved, or loss heavy enough to hide most probes): a member declared
-    /// dead while it is touched by none of these is a false positive.
+    /// The nodes it cuts off, stops or confuses (cut, paused, down, clock moved): a member
+    /// declared dead while it or its prober is one of these is no false positive.
     var impaired: [Int] {
         switch self {
         case .partition(let a, let b): return a + b
         case .oneWayCut(let from, let to): return from + to
-        case .loss(let node, let probability): return probability > 0.15 ? [node] : []
-        case .pause(let node), .kill(let node), .clockJump(let node, _): return [node]
-        case .slowDisk, .fullDisk: return []
+        case .pause(let node), .kill(let node), .killMidWrite(let node), .clockJump(let node, _): return [node]
+        case .loss, .slowDisk, .fullDisk: return []
         }
+    }
+
+    /// The nodes whose links lose (and so, over TCP, stall for a retransmission timeout, longer
+    /// than a probe's): deaths declared there are counted as false positives under loss, not
+    /// failures.
+    var lossy: [Int] {
+        if case .loss(let node, _) = self { return [node] }
+        return []
     }
 }

@@ -8,12 +8,14 @@ final class FaultInjector<Feature: SimulatedFeature> {
     private let nodes: [SimNode<Feature>]
     private var active: [Int: Fault] = [:]
     private(set) var timeline: FaultTimeline
+    private(set) var lossy: FaultTimeline
     private(set) var injected = 0
 
     init(world: SimWorld, nodes: [SimNode<Feature>]) {
         self.world = world
         self.nodes = nodes
         timeline = FaultTimeline(nodes: nodes.count)
+        lossy = FaultTimeline(nodes: nodes.count)
     }
 
     func begin(_ id: Int, _ fault: Fault) {
@@ -22,10 +24,14 @@ final class FaultInjector<Feature: SimulatedFeature> {
         world.history.note(20, node: 0, "fault \(id) begins: \(fault)")
         active[id] = fault
         for node in Set(fault.impaired).sorted() { timeline.begin(node, at: now) }
+        for node in fault.lossy { lossy.begin(node, at: now) }
         switch fault {
         case .partition, .oneWayCut, .loss: recomputeLinks()
         case .pause(let node): world.loop.setPaused(node, true)
         case .kill(let node): nodes[node].kill()
+        case .killMidWrite(let node):
+            let loop = world.loop
+            nodes[node].disk.onNextFsync = { [nodes] latency in loop.at(loop.now + latency / 2) { nodes[node].kill() } }
         case .clockJump(let node, let amount):
             world.loop.jump(domain: node, by: amount)
             timeline.end(node, at: now + .seconds(1))
@@ -43,11 +49,13 @@ final class FaultInjector<Feature: SimulatedFeature> {
             if case .clockJump = fault { continue }
             timeline.end(node, at: now)
         }
+        for node in fault.lossy { lossy.end(node, at: now) }
         switch fault {
         case .partition, .oneWayCut, .loss: recomputeLinks()
         case .pause(let node):
             if !isActive({ $0 == .pause(node) }) { world.loop.setPaused(node, false) }
-        case .kill(let node):
+        case .kill(let node), .killMidWrite(let node):
+            nodes[node].disk.onNextFsync = nil
             if !nodes[node].isUp { nodes[node].start() }
         case .clockJump: break
         case .slowDisk(let node, _):

@@ -31,7 +31,7 @@ struct Nemesis {
             let node = random.index(below: nodes)
             let length = uniform(.milliseconds(500), .seconds(8))
             let fault: Fault
-            switch random.index(below: 9) {
+            switch random.index(below: 10) {
             case 0:
                 let side = someNodes(1 + random.index(below: max(nodes / 2, 1)))
                 fault = .partition(side, (0..<nodes).filter { !side.contains($0) })
@@ -42,7 +42,8 @@ struct Nemesis {
             case 3: fault = .pause(node)
             case 4, 5: fault = .kill(node)
             case 6: fault = .clockJump(node, uniform(.milliseconds(100), .seconds(3)))
-            case 7: fault = .slowDisk(node, uniform(.milliseconds(50), .milliseconds(500)))
+            case 7: fault = .killMidWrite(node)
+            case 8: fault = .slowDisk(node, uniform(.milliseconds(50), .milliseconds(500)))
             default: fault = .fullDisk(node)
             }
             entries.append(Entry(start: time, end: min(time + length, until), fault: fault))
