@@ -110,7 +110,7 @@ final class SimNetwork {
             extra += timeout
             timeout *= 2
         }
-        let ready = max(loop.now + faults.baseLatency + extra, pipe.lastReady)
+        let ready = max(loop.now + faults.baseLatency + faults.delay(pipe.from, pipe.to) + extra, pipe.lastReady)
         pipe.append(frame, ready: ready)
         if !pipe.pumping {
             pipe.pumping = true

@@ -6,6 +6,9 @@ enum Fault: Equatable, CustomStringConvertible {
     case oneWayCut(from: [Int], to: [Int])
     /// Each message to or from `node` lost with this probability.
     case loss(node: Int, probability: Double)
+    /// Every message to or from `node` this much later (slower than a probe's timeout, far
+    /// quicker than a suspicion's: the member can talk, and must not be declared dead).
+    case slowLink(node: Int, delay: Duration)
     /// The node's process not scheduled (SIGSTOP).
     case pause(Int)
     /// `kill -9` and a power cut; the node restarts when the fault ends.
@@ -26,6 +29,7 @@ enum Fault: Equatable, CustomStringConvertible {
         case .partition(let a, let b): return "partition {\(names(a))} | {\(names(b))}"
         case .oneWayCut(let from, let to): return "cut {\(names(from))} -> {\(names(to))}"
         case .loss(let node, let probability): return "loss n\(node + 1) \(Int(probability * 100))%"
+        case .slowLink(let node, let delay): return "slow-link n\(node + 1) +\(delay)"
         case .pause(let node): return "pause n\(node + 1)"
         case .kill(let node): return "kill n\(node + 1)"
         case .killMidWrite(let node): return "kill-mid-write n\(node + 1)"
@@ -42,7 +46,7 @@ enum Fault: Equatable, CustomStringConvertible {
         case .partition(let a, let b): return a + b
         case .oneWayCut(let from, let to): return from + to
         case .pause(let node), .kill(let node), .killMidWrite(let node), .clockJump(let node, _): return [node]
-        case .loss, .slowDisk, .fullDisk: return []
+        case .loss, .slowLink, .slowDisk, .fullDisk: return []
         }
     }
 

@@ -26,7 +26,7 @@ final class FaultInjector<Feature: SimulatedFeature> {
         for node in Set(fault.impaired).sorted() { timeline.begin(node, at: now) }
         for node in fault.lossy { lossy.begin(node, at: now) }
         switch fault {
-        case .partition, .oneWayCut, .loss: recomputeLinks()
+        case .partition, .oneWayCut, .loss, .slowLink: recomputeLinks()
         case .pause(let node): world.loop.setPaused(node, true)
         case .kill(let node): nodes[node].kill()
         case .killMidWrite(let node):
@@ -51,7 +51,7 @@ final class FaultInjector<Feature: SimulatedFeature> {
         }
         for node in fault.lossy { lossy.end(node, at: now) }
         switch fault {
-        case .partition, .oneWayCut, .loss: recomputeLinks()
+        case .partition, .oneWayCut, .loss, .slowLink: recomputeLinks()
         case .pause(let node):
             if !isActive({ $0 == .pause(node) }) { world.loop.setPaused(node, false) }
         case .kill(let node), .killMidWrite(let node):
@@ -92,6 +92,11 @@ final class FaultInjector<Feature: SimulatedFeature> {
                 for other in 0..<nodes.count where other != node {
                     links.setLoss(node, other, max(links.loss(node, other), probability))
                     links.setLoss(other, node, max(links.loss(other, node), probability))
+                }
+            case .slowLink(let node, let delay):
+                for other in 0..<nodes.count where other != node {
+                    links.setDelay(node, other, max(links.delay(node, other), delay))
+                    links.setDelay(other, node, max(links.delay(other, node), delay))
                 }
             default: break
             }

@@ -31,7 +31,7 @@ struct Nemesis {
             let node = random.index(below: nodes)
             let length = uniform(.milliseconds(500), .seconds(8))
             let fault: Fault
-            switch random.index(below: 10) {
+            switch random.index(below: 11) {
             case 0:
                 let side = someNodes(1 + random.index(below: max(nodes / 2, 1)))
                 fault = .partition(side, (0..<nodes).filter { !side.contains($0) })
@@ -43,6 +43,7 @@ struct Nemesis {
             case 4, 5: fault = .kill(node)
             case 6: fault = .clockJump(node, uniform(.milliseconds(100), .seconds(3)))
             case 7: fault = .killMidWrite(node)
+            case 9: fault = .slowLink(node: node, delay: uniform(.milliseconds(20), .milliseconds(80)))
             case 8: fault = .slowDisk(node, uniform(.milliseconds(50), .milliseconds(500)))
             default: fault = .fullDisk(node)
             }
