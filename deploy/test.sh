@@ -6,8 +6,9 @@
 # (deploy/docs-check.sh), the Prometheus rules (deploy/prometheus/check.sh), the systemd unit
 # (deploy/systemd/check.sh), an image of rexnode and rexctl with 3 nodes run from it and the unit
 # run under systemd (deploy/image.sh check and systemd, the Swift runtime shared: they reuse the
-# release build), then the end-to-end suite against a real
-# multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
+# release build), the deterministic simulation's batch of seeds (deploy/sim.sh), then the
+# end-to-end suite against a real multi-process cluster (deploy/e2e/run.sh), then the short
+# churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
 #   deploy/test.sh              everything
@@ -64,6 +65,10 @@ if [ -n "$unit" ]; then
     phase "public API (against deploy/api/)" "$DEPLOY_SCRIPTS_DIR/api-check.sh" || true
 fi
 phase "build (rexnode, rexctl: $REX_BUILD)" build_if_stale || { summary; exit 1; }
+if [ -n "$unit" ]; then
+    # 200 seeds of a 5-node cluster under faults, 55 simulated seconds each (about a minute).
+    phase "simulation (deploy/sim.sh: rexsim, 200 seeds)" "$DEPLOY_SCRIPTS_DIR/sim.sh" || true
+fi
 if [ -n "$unit" ]; then
     phase "example package (SwiftRex 0.1.0 by version, release)" "$DEPLOY_SCRIPTS_DIR/example.sh" || true
     phase "README and docs/ examples (deploy/docs-check.sh)" "$DEPLOY_SCRIPTS_DIR/docs-check.sh" || true

@@ -90,7 +90,8 @@ private final class SimulationRun {
         let settings = world.membershipSettings
         let floor = settings.protocolPeriod * (settings.suspicionMultiplier * max(1, log10(Double(config.nodes))))
         membership.check(
-            history, timeline: injector.timeline, lossy: injector.lossy, window: floor * settings.suspicionMaximumMultiplier + settings.protocolPeriod * 10,
+            history, timeline: injector.timeline, lossy: injector.lossy,
+            window: floor * settings.suspicionMaximumMultiplier + settings.protocolPeriod * 10,
             nodes: config.nodes)
         violations += membership.falsePositives.map { Violation(checker: "membership", message: "false positive: \($0)") }
         violations += membership.converged(states)
