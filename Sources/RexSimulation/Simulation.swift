@@ -90,9 +90,9 @@ private final class SimulationRun {
         let settings = world.membershipSettings
         let floor = settings.protocolPeriod * (settings.suspicionMultiplier * max(1, log10(Double(config.nodes))))
         membership.check(
-            history, timeline: injector.timeline, lossy: injector.lossy,
+            history, timeline: injector.timeline, degraded: injector.degraded,
             window: floor * settings.suspicionMaximumMultiplier + settings.protocolPeriod * 10,
-            nodes: config.nodes)
+            shortestSuspicion: settings.protocolPeriod * settings.suspicionMultiplier - .milliseconds(1), nodes: config.nodes)
         violations += membership.falsePositives.map { Violation(checker: "membership", message: "false positive: \($0)") }
         violations += membership.converged(states)
         violations += keepSet.violations
@@ -105,12 +105,12 @@ private final class SimulationRun {
             violations += node.durability.violations.map { Violation(checker: "durability", message: $0.description) }
         }
         deaths = membership.deaths
-        deathsUnderLoss = membership.underLoss
+        deathsDegraded = membership.degraded
         followsChecked = convergence.checked
     }
 
     private var deaths = 0
-    private var deathsUnderLoss = 0
+    private var deathsDegraded = 0
     private var followsChecked = 0
 
     private func makeReport() -> SimulationReport {
@@ -126,7 +126,7 @@ private final class SimulationRun {
                 "frames sent / delivered / retransmitted / at HWM / dropped on close",
                 "\(counters.sent) / \(counters.delivered) / \(counters.retransmitted) / \(counters.droppedAtHighWaterMark) / \(counters.droppedOnClose)"
             ),
-            ("members declared dead (of them under loss alone)", "\(deaths) (\(deathsUnderLoss))"),
+            ("members declared dead (of them with degraded links)", "\(deaths) (\(deathsDegraded))"),
             ("keep-set samples", "\(keepSet.samples)"),
             ("follows checked for convergence", "\(followsChecked)"),
         ]

@@ -50,11 +50,13 @@ enum Fault: Equatable, CustomStringConvertible {
         }
     }
 
-    /// The nodes whose links lose (and so, over TCP, stall for a retransmission timeout, longer
-    /// than a probe's): deaths declared there are counted as false positives under loss, not
-    /// failures.
-    var lossy: [Int] {
-        if case .loss(let node, _) = self { return [node] }
-        return []
+    /// The nodes whose links lose (over TCP, a stall of a retransmission timeout) or are slow
+    /// (past a probe's timeout): a member declared dead while its own links were degraded is
+    /// counted, not a failure — its peers may well fail to hear it refute in time.
+    var degraded: [Int] {
+        switch self {
+        case .loss(let node, _), .slowLink(let node, _): return [node]
+        default: return []
+        }
     }
 }

@@ -8,14 +8,14 @@ final class FaultInjector<Feature: SimulatedFeature> {
     private let nodes: [SimNode<Feature>]
     private var active: [Int: Fault] = [:]
     private(set) var timeline: FaultTimeline
-    private(set) var lossy: FaultTimeline
+    private(set) var degraded: FaultTimeline
     private(set) var injected = 0
 
     init(world: SimWorld, nodes: [SimNode<Feature>]) {
         self.world = world
         self.nodes = nodes
         timeline = FaultTimeline(nodes: nodes.count)
-        lossy = FaultTimeline(nodes: nodes.count)
+        degraded = FaultTimeline(nodes: nodes.count)
     }
 
     func begin(_ id: Int, _ fault: Fault) {
@@ -24,7 +24,7 @@ final class FaultInjector<Feature: SimulatedFeature> {
         world.history.note(20, node: 0, "fault \(id) begins: \(fault)")
         active[id] = fault
         for node in Set(fault.impaired).sorted() { timeline.begin(node, at: now) }
-        for node in fault.lossy { lossy.begin(node, at: now) }
+        for node in fault.degraded { degraded.begin(node, at: now) }
         switch fault {
         case .partition, .oneWayCut, .loss, .slowLink: recomputeLinks()
         case .pause(let node): world.loop.setPaused(node, true)
@@ -49,7 +49,7 @@ final class FaultInjector<Feature: SimulatedFeature> {
             if case .clockJump = fault { continue }
             timeline.end(node, at: now)
         }
-        for node in fault.lossy { lossy.end(node, at: now) }
+        for node in fault.degraded { degraded.end(node, at: now) }
         switch fault {
         case .partition, .oneWayCut, .loss, .slowLink: recomputeLinks()
         case .pause(let node):
