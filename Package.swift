@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "membench", targets: ["membench"]),
         .library(name: "RexActors", targets: ["RexActors"]),
         .executable(name: "actorbench", targets: ["actorbench"]),
+        .executable(name: "rexsim", targets: ["rexsim"]),
     ],
     targets: [
         // Core: toolchain modules only, no C.
@@ -75,6 +76,13 @@ let package = Package(
         .target(name: "RexMembership"),
         .executableTarget(name: "membench", dependencies: ["RexMembership"]),
         .testTarget(name: "RexMembershipTests", dependencies: ["RexMembership"]),
+
+        // A whole cluster in one deterministic process: the real stores, feature, membership and
+        // durable logic over a simulated network, clock and disk, with faults, checkers and seed
+        // replay; its command line and tests.
+        .target(name: "RexSimulation", dependencies: ["RexCluster", "RexFeeds", "RexControl", "RexMembership", "SwiftRex"]),
+        .executableTarget(name: "rexsim", dependencies: ["RexSimulation"]),
+        .testTarget(name: "RexSimulationTests", dependencies: ["RexSimulation", "RexCluster", "RexFeeds", "SwiftRex", "rexsim"]),
 
         // Distributed actors over the cluster: the actor system over a transport seam (toolchain
         // modules only), its ZeroMQ transport, and the benchmark next to raw DEALER/ROUTER.

@@ -6,8 +6,9 @@
 # (deploy/docs-check.sh), the Prometheus rules (deploy/prometheus/check.sh), the systemd unit
 # (deploy/systemd/check.sh), an image of rexnode and rexctl with 3 nodes run from it and the unit
 # run under systemd (deploy/image.sh check and systemd, the Swift runtime shared: they reuse the
-# release build), then the end-to-end suite against a real
-# multi-process cluster (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
+# release build), the deterministic simulation's batch of seeds (deploy/sim.sh), then the
+# end-to-end suite against a real multi-process cluster (deploy/e2e/run.sh), then the short
+# churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
 #   deploy/test.sh              everything
@@ -73,6 +74,10 @@ if [ -n "$unit" ]; then
     # its own, 5-6 min more here: a separate command.
     phase "image (mmdebstrap, podman import; 3 nodes from it)" "$DEPLOY_SCRIPTS_DIR/image.sh" check --runtime shared || true
     phase "systemd (3 rexnode@ units under systemd in podman)" "$DEPLOY_SCRIPTS_DIR/image.sh" systemd --runtime shared || true
+fi
+if [ -n "$unit" ]; then
+    # 200 seeds of a 5-node cluster under faults, 55 simulated seconds each (about a minute).
+    phase "simulation (deploy/sim.sh: rexsim, 200 seeds)" "$DEPLOY_SCRIPTS_DIR/sim.sh" || true
 fi
 # The suite's closing line is repeated last, after the timing table, for whoever reads the end.
 e2e_result=$(mktemp)
