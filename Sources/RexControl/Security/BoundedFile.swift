@@ -16,6 +16,7 @@ enum BoundedFile {
         /// The permission bits (`st_mode & 0o7777`).
         var mode: UInt32
         var owner: UInt32
+        var group: UInt32
     }
 
     static func read(path: String, maxBytes: Int) throws(SecurityFileError) -> [UInt8] {
@@ -43,6 +44,7 @@ enum BoundedFile {
             count += read
         }
         guard count <= maxBytes else { throw SecurityFileError("it is larger than \(maxBytes) bytes") }
-        return Contents(bytes: Array(bytes.prefix(count)), mode: UInt32(info.st_mode) & 0o7777, owner: UInt32(info.st_uid))
+        return Contents(
+            bytes: Array(bytes.prefix(count)), mode: UInt32(info.st_mode) & 0o7777, owner: UInt32(info.st_uid), group: UInt32(info.st_gid))
     }
 }

@@ -18,7 +18,9 @@ import Darwin
 ///
 /// Lines are `name = value` or comments (`#`); at most ``maxFileBytes``. A file holding a secret
 /// key is refused when group or others may read or write it, or when another user owns it (as
-/// ssh refuses a private key it could not trust to be private).
+/// ssh refuses a private key it could not trust to be private) — save one case: a file root
+/// owns that only its group may read, and the reader reads through that group (a Kubernetes
+/// Secret mounted for a non-root pod with `fsGroup`, mode 0440; see `SecretKeyAccess`).
 public struct KeyFile: Sendable, Equatable {
     /// The public key (Z85).
     public var publicKey: String
@@ -75,14 +77,12 @@ public struct KeyFile: Sendable, Equatable {
         let contents = try BoundedFile.readWithMode(path: path, maxBytes: maxFileBytes)
         let file = try parse(contents.bytes)
         if file.secretKey != nil {
-            if contents.mode & 0o077 != 0 {
-                throw SecurityFileError(
-                    "it holds a secret key but group or others may access it (mode \(octal(contents.mode)))"
-                        + " — run: chmod 600 \(path)")
-            }
-            let me = UInt32(geteuid())
-            if contents.owner != me && me != 0 {
-                throw SecurityFileError("it holds a secret key but belongs to uid \(contents.owner), not to you (uid \(me))")
+            let access = SecretKeyAccess.reader(mode: contents.mode, owner: contents.owner, group: contents.group)
+            if let problem = access.problem {
+                let fix =
+                    problem.hasPrefix("belongs to uid")
+                    ? "" : " — run: chmod 600 \(path) (a Kubernetes Secret: defaultMode 0440 with the pod's fsGroup)"
+                throw SecurityFileError("it holds a secret key but \(problem)\(fix)")
             }
         } else if requiringSecret {
             throw SecurityFileError("it holds a public key only; a secret key file is needed (make one with: rexctl keygen FILE)")
