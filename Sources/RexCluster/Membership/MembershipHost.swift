@@ -134,7 +134,7 @@ package final class MembershipHost: Sendable {
                 }
             }
             core.directives.removeAll(keepingCapacity: true)
-            stats.record(core.machine.counters)
+            stats.record(core.machine.counters, aliveMembers: core.machine.count(.alive))
             // A task timer is re-armed only for an earlier deadline (a later one just ticks early,
             // cheaply); the transport's timer is re-armed on any change, since re-arming it costs
             // nothing and a probe whose ack came back moves the deadline later (from the ping

@@ -36,13 +36,16 @@ package struct MembershipPlan: Sendable {
     }
 }
 
-/// The membership machine's counters as of its last event, readable from any thread.
+/// The membership machine's counters, and how many other members it holds alive, as of its last
+/// event, readable from any thread.
 package final class MembershipStats: Sendable {
-    private let latest = Mutex(MembershipCounters())
+    private let latest = Mutex((counters: MembershipCounters(), alive: 0))
 
-    package var counters: MembershipCounters { latest.withLock { $0 } }
+    package var counters: MembershipCounters { latest.withLock { $0.counters } }
+    /// Other members alive (a node's readiness reads it).
+    package var aliveMembers: Int { latest.withLock { $0.alive } }
 
-    package func record(_ counters: MembershipCounters) { latest.withLock { $0 = counters } }
+    package func record(_ counters: MembershipCounters, aliveMembers: Int = 0) { latest.withLock { $0 = (counters, aliveMembers) } }
 }
 
 /// A member's address on the membership: its membership endpoint and its publisher, in one

@@ -26,6 +26,8 @@ final class MembershipSocket {
         /// Inbound messages not [routing id, payload], or without an authenticated member (secured).
         var refused = 0
         var connections = 0
+        /// Joins held back because their seed's host has not resolved yet (see `SeedLookups`).
+        var unresolved = 0
     }
 
     /// The longest frame libzmq lets through: twice the longest message, so a forged oversized
@@ -61,9 +63,20 @@ final class MembershipSocket {
     private var deliver: (([UInt8], String?) -> Void)?
     /// The machine's one protocol timer, armed on the reactor itself (see `arm(after:_:)`).
     private var timer: TimerToken?
+    /// Whether each seed's host resolves yet, and the lookups that tell.
+    private var lookups = SeedLookups()
+    private let resolver: HostResolver
+    /// Time since the socket opened (the backoff's clock; tests give their own).
+    private let elapsed: () -> Duration
 
-    init(context: ZMQContext, reactor: Reactor, endpoint: String, log: NodeLogger, security: MembershipSecurity?) throws(ZMQError) {
+    init(
+        context: ZMQContext, reactor: Reactor, endpoint: String, log: NodeLogger, security: MembershipSecurity?,
+        resolver: HostResolver = .system, elapsed: (() -> Duration)? = nil
+    ) throws(ZMQError) {
         reactor.checkIsolated()
+        self.resolver = resolver
+        let opened = ContinuousClock.now
+        self.elapsed = elapsed ?? { ContinuousClock.now - opened }
         self.reactor = reactor
         self.log = log
         self.security = security
@@ -105,6 +118,7 @@ final class MembershipSocket {
     /// connecting first if needed; drops (counted) rather than waits.
     func send(to id: String?, endpoint: String, _ bytes: [UInt8]) {
         let key = id ?? "@" + endpoint
+        if id == nil, let host = SeedLookups.hostToResolve(in: endpoint), !seedResolves(host) { return }
         guard let routingID = connect(key, id: id, endpoint: endpoint) else { return }
         do {
             guard try socket.send(routingID, flags: [.more, .dontWait]), try socket.send(bytes, flags: .dontWait) else {
@@ -117,6 +131,36 @@ final class MembershipSocket {
             // No pipe under that routing id any more (a disconnect of the same endpoint under
             // another key took it): forget it, so the next send connects anew.
             if error.code == .hostUnreachable { connected[key] = nil }
+        }
+    }
+
+    /// Whether a join may go to the seed at `host`: once its name resolved. Until then the join
+    /// is held back (counted), and a lookup starts off the reactor when the backoff allows.
+    private func seedResolves(_ host: String) -> Bool {
+        switch lookups.join(to: host, now: elapsed()) {
+        case .send: return true
+        case .hold: break
+        case .holdAndLookUp(let host):
+            let bound = ReactorBound(WeakMembershipSocket(self), on: reactor)
+            resolver.resolve(host) { failure in
+                bound.reactor.execute { bound.value.socket?.lookedUp(host, failure: failure) }
+            }
+        }
+        counters.unresolved += 1
+        return false
+    }
+
+    private func lookedUp(_ host: String, failure: String?) {
+        switch lookups.finished(host, resolved: failure == nil, now: elapsed(), jitter: Double.random(in: 0.5..<1.5)) {
+        case .resolved(let failures):
+            log.info("seed_resolved", ["host": host, "failed_lookups": "\(failures)"])
+        case .failed(let failures, let wait):
+            // Every failure up to 5, then one in 30 (at the 10 s cap: one line per 5 minutes).
+            guard failures <= 5 || failures % 30 == 0 else { return }
+            log.warning(
+                "seed_lookup_failed",
+                ["host": host, "failures": "\(failures)", "retry_in_ms": "\(wait.wholeMilliseconds)", "error": failure ?? ""])
+        case .unexpected: break
         }
     }
 
@@ -207,6 +251,12 @@ final class MembershipSocket {
         deliver = nil
         socket.close()
     }
+}
+
+/// The membership socket as a lookup's answer finds it: gone once the node stopped.
+private final class WeakMembershipSocket {
+    weak var socket: MembershipSocket?
+    init(_ socket: MembershipSocket) { self.socket = socket }
 }
 
 /// What a secured node's membership socket needs: its CURVE policy (server side, members only)

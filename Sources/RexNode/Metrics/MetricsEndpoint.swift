@@ -4,7 +4,9 @@ import SwiftRex
 import ZMQ
 
 /// The node's optional HTTP endpoint (`--metrics`): `GET /metrics` in the Prometheus text
-/// format and `GET /healthz`, on a `ZMQ_STREAM` socket read by the reactor.
+/// format, `GET /healthz` (liveness: answered by the reactor, so 200 while it turns) and
+/// `GET /readyz` (readiness, 200 or 503: see ``NodeReadiness``), on a `ZMQ_STREAM` socket read
+/// by the reactor.
 ///
 /// Nothing here blocks the reactor or grows without bound: a connection may send at most
 /// ``maxRequestBytes`` before its head is complete (then it gets 400); at most
@@ -37,6 +39,8 @@ final class MetricsEndpoint {
     private let sample: () -> @Sendable () async -> MetricsDocument
     private let nodeID: String
     private let log: NodeLogger
+    /// What `/readyz` decides from, read on the reactor (see ``NodeReadiness``).
+    private let readiness: () -> NodeReadiness.Facts
     private var reader: ReaderToken?
     private var bound: ReactorBound<MetricsEndpoint>?
     private var connections: [[UInt8]: Connection] = [:]
@@ -46,8 +50,10 @@ final class MetricsEndpoint {
     private var rendering = 0
 
     init(
-        socket: ZMQSocket, reactor: Reactor, sample: @escaping () -> @Sendable () async -> MetricsDocument, nodeID: String, log: NodeLogger
+        socket: ZMQSocket, reactor: Reactor, sample: @escaping () -> @Sendable () async -> MetricsDocument, nodeID: String, log: NodeLogger,
+        readiness: @escaping () -> NodeReadiness.Facts = { NodeReadiness.standalone }
     ) {
+        self.readiness = readiness
         self.socket = socket
         self.reactor = reactor
         self.sample = sample
@@ -130,10 +136,15 @@ final class MetricsEndpoint {
         switch head.path {
         case "/healthz":
             respond(id, .text(200, "OK", "ok\n"), includeBody: includeBody)
+        case "/readyz":
+            let readiness = NodeReadiness.decide(self.readiness())
+            let response: HTTPResponse =
+                readiness.ready ? .text(200, "OK", readiness.reason + "\n") : .text(503, "Service Unavailable", readiness.reason + "\n")
+            respond(id, response, includeBody: includeBody)
         case "/metrics":
             serveMetrics(id, includeBody: includeBody)
         default:
-            respond(id, .text(404, "Not Found", "try /metrics or /healthz\n"), includeBody: includeBody)
+            respond(id, .text(404, "Not Found", "try /metrics, /healthz or /readyz\n"), includeBody: includeBody)
         }
     }
 

@@ -68,8 +68,11 @@ extension Node {
         _ configuration: NodeConfiguration, sockets: NodeSockets, policy: ZapPolicy?, durable: DurableRuntime<Feature>?,
         reactor: Reactor, log: NodeLogger
     ) -> Store<Feature.Action, Feature.State, Feature.Environment> {
+        let membership = configuration.advertised(sockets.membership.endpoint)
         var membershipPlan = MembershipPlan(
-            configuration, address: MemberAddress(membership: sockets.membership.endpoint, pub: sockets.io.pubEndpoint))
+            configuration, address: MemberAddress(membership: membership, pub: configuration.advertised(sockets.io.pubEndpoint)))
+        // Not itself: every replica of a set is given the same seeds, its own name among them.
+        membershipPlan.seeds.removeAll { $0 == membership }
         // Secured: only members with a key may be learned (a stolen key cannot gossip a stranger in).
         membershipPlan.admittedIDs = policy.map { Set($0.members.values) }
         sockets.io.membershipStats = membershipPlan.stats
@@ -104,16 +107,22 @@ extension Node {
         let dispatch = durable?.makeDispatch(store: store, reactor: reactor, limits: limits, nodeID: configuration.id)
         let service = ControlService(
             socket: sockets.control, reactor: reactor,
-            node: .init(id: configuration.id, pub: io.pubEndpoint, control: controlEndpoint, startedAt: startedAt),
+            node: .init(
+                id: configuration.id, pub: configuration.advertised(io.pubEndpoint), control: configuration.advertised(controlEndpoint),
+                startedAt: startedAt),
             store: store, io: io, limits: limits, log: log, policy: policy, durable: dispatch)
         service.start()
+        let sampler = NodeMetricsSampler<Feature>(
+            store: store, io: io, startedAt: startedAt, controlRequests: service.requests, journal: dispatch)
         let metrics = sockets.metrics.map { socket in
             let endpoint = MetricsEndpoint(
                 socket: socket, reactor: reactor,
-                sample: NodeMetricsSampler<Feature>(
-                    store: store, io: io, startedAt: startedAt, controlRequests: service.requests, journal: dispatch
-                ).sampleDocument,
-                nodeID: configuration.id, log: log)
+                sample: sampler.sampleDocument, nodeID: configuration.id, log: log,
+                readiness: {
+                    sampler.readinessFacts(
+                        expectsMembers: !configuration.peers.isEmpty
+                            || configuration.membershipSeeds.contains { $0 != configuration.advertised(sockets.membership.endpoint) })
+                })
             endpoint.start()
             return ReactorBound(endpoint, on: reactor)
         }
@@ -132,7 +141,7 @@ extension Node {
             [
                 "pub": node.pubEndpoint, "control": node.controlEndpoint, "membership": node.membershipEndpoint,
                 "metrics": node.metricsEndpoint ?? "off", "peers": "\(configuration.peers.count)",
-                "security": secured ? "curve" : "none",
+                "security": secured ? "curve" : "none", "advertise": configuration.advertiseHost ?? "as bound",
             ])
         guard !secured else { return }
         log.warning(

@@ -11,6 +11,7 @@ extension NodeCommand {
         var control: String?
         var metrics: String?
         var membership: String?
+        var advertise: String?
         var seeds: [String] = []
         var peers: [String: PeerSpec] = [:]
         var cluster: String?
@@ -59,6 +60,7 @@ extension NodeCommand {
             case "--metrics": metrics = try value(for: argument)
             case "--membership": membership = try value(for: argument)
             case "--join": seeds.append(try value(for: argument))
+            case "--advertise": advertise = try value(for: argument)
             case "--cluster": cluster = try value(for: argument)
             case "--key": keyFile = try value(for: argument)
             case "--operators": operatorsFile = try value(for: argument)
@@ -151,6 +153,7 @@ extension NodeCommand {
         for peer in peers.values { configuration.addPeer(peer.id, pub: peer.pub, membership: peer.membership) }
         if let membership { configuration.membershipEndpoint = membership }
         configuration.membershipSeeds += seeds
+        configuration.advertiseHost = advertise
         if let period { configuration.membershipPeriodMs = period }
         configuration.settings = settings
         configuration.logLevel = level

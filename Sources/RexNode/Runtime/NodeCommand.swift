@@ -22,14 +22,19 @@ public enum NodeCommand {
           --id ID                  This node's id (letters, digits, '-', '_', '.').
           --pub ENDPOINT           Where to publish (default tcp://127.0.0.1:7101).
           --control ENDPOINT       Where to answer control requests (default tcp://127.0.0.1:7201).
-          --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text) and /healthz there, e.g.
-                                   tcp://127.0.0.1:9101 (default: off; a cluster file's "metrics").
+          --metrics ENDPOINT       Serve HTTP GET /metrics (Prometheus text), /healthz (live) and /readyz
+                                   (200 once joined, 503 before) there, e.g. tcp://127.0.0.1:9101
+                                   (default: off; a cluster file's "metrics").
           --membership ENDPOINT    Where the SWIM membership answers probes (default tcp://127.0.0.1:7301;
                                    a cluster file's "membership").
           --peer ID=PUB,MEMBERSHIP A member known from the start: its publisher and its membership endpoint;
                                    repeatable. It is probed at once: alive, or suspect and then dead.
           --join ENDPOINT          Join a running cluster through a member's membership endpoint and learn
-                                   the others from it; repeatable.
+                                   the others from it; repeatable. A host name that does not resolve yet
+                                   is looked up again with backoff (250 ms doubling to 10 s) until it does.
+          --advertise HOST         Tell peers and operators HOST (a DNS name or address they can reach) with
+                                   the bound ports, where the node binds e.g. tcp://0.0.0.0:7101 (needed
+                                   then: peers cannot dial a wildcard).
           --protocol-period MS     SWIM's protocol period, 20 to 10000 (default 100): idle cost goes as
                                    1 / MS, detection time with MS. Give every member the same.
           --cluster FILE           Read endpoints and peers from a cluster file (JSON: {"nodes": [{"id", "pub",

@@ -36,6 +36,10 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var membershipPeers: [String: String] = [:]
     /// Membership endpoints of running members to join through (`--join`, repeatable).
     public var membershipSeeds: [String] = []
+    /// The host peers and operators are told to reach this node at (`--advertise`), apart from
+    /// where it binds: its `tcp://` publisher, membership and control endpoints are announced with
+    /// this host and their bound ports. Nil: announced as bound. See `advertised(_:)`.
+    public var advertiseHost: String?
     /// SWIM's protocol period in ms (`--protocol-period`): one probe per member per period, so a
     /// member's idle cost goes as 1 / period and detection time with the period. The ping timeout
     /// is 40 % of it. Every member of a cluster should run the same period.
@@ -119,6 +123,7 @@ public struct NodeConfiguration: Sendable, Equatable {
             throw NodeError(
                 .invalidConfiguration, "--membership must differ from --pub, --control and --metrics (got \(membershipEndpoint))")
         }
+        try validateAdvertise()
         guard pubEndpoint != controlEndpoint || pubEndpoint.hasSuffix(":*") else {
             throw NodeError(.invalidConfiguration, "--pub and --control must differ (both are \(pubEndpoint))")
         }
