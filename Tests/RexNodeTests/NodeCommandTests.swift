@@ -155,10 +155,11 @@ import Testing
         return directory.appendingPathComponent("rexnode")
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -175,7 +176,7 @@ import Testing
         #expect(result.status == 0)
         for option in [
             "--id", "--pub", "--control", "--peer", "--cluster", "--feed-interval", "--follow-settle", "--log-level",
-            "--log-format", "--membership", "--join",
+            "--log-format", "--membership", "--join", "--advertise", "/readyz",
         ] {
             #expect(result.output.contains(option), "help mentions \(option)")
         }

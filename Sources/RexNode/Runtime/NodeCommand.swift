@@ -75,6 +75,9 @@ public enum NodeCommand {
           --snapshot-rate N        Retained values sent to late joiners per second (default 20000).
           -h, --help               Show this help.
 
+        $(NAME) in an argument is the environment variable NAME, as Kubernetes expands a container's args
+        (so one pod spec runs where the runtime does not, e.g. podman kube play); $$ is a $.
+
         Stop it with SIGINT or SIGTERM: it releases every channel, closes its sockets and exits 0.
         """
 
@@ -107,7 +110,7 @@ public enum NodeCommand {
     public static func main<Feature: ClusterFeature>(_ feature: Feature.Type, arguments: [String]) async -> Int32 {
         let invocation: Invocation
         do {
-            invocation = try parse(arguments)
+            invocation = try parse(EnvironmentReferences.expand(arguments, environment: ProcessInfo.processInfo.environment))
         } catch {
             writeError(
                 "Error: \(error.message)\nUSAGE: rexnode --id ID [--pub ENDPOINT] [--control ENDPOINT] [--membership ENDPOINT] [--peer ID=PUB,MEMBERSHIP ...] (see rexnode --help)\n"
