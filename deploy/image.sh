@@ -3,6 +3,7 @@
 # and a 3-node cluster run from it with podman.
 #
 #   deploy/image.sh build [--runtime static|shared]   build the binaries, a minimal root, import it; print its size
+#   deploy/image.sh ensure [--runtime static|shared]  build it only when missing or made from other binaries; print its tag
 #   deploy/image.sh check [--runtime static|shared]   run 3 secured nodes from the image, reach them with rexctl; always removed after
 #   deploy/image.sh systemd [--runtime static|shared] run 3 nodes as rexnode@ID units under systemd in a container; removed after
 #   deploy/image.sh podman ARGS…                      podman with this project's configuration and storage (e.g. images)
@@ -62,7 +63,7 @@ SWIFT_RUNTIME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")"
 CHECK_NODES=3
 
 usage() {
-    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit "${1:-64}"
 }
 
@@ -650,6 +651,12 @@ main() {
     shift
     case $command in
     build) cmd_build "$@" ;;
+    ensure)
+        parse_runtime "$@"
+        ensure_system_packages
+        ensure_image_tools
+        ensure_image
+        ;;
     check) cmd_check "$@" ;;
     systemd) cmd_systemd "$@" ;;
     podman)

@@ -6,9 +6,10 @@
 # (deploy/docs-check.sh), the Prometheus rules (deploy/prometheus/check.sh), the systemd unit
 # (deploy/systemd/check.sh), an image of rexnode and rexctl with 3 nodes run from it and the unit
 # run under systemd (deploy/image.sh check and systemd, the Swift runtime shared: they reuse the
-# release build), the deterministic simulation's batch of seeds (deploy/sim.sh), then the
-# end-to-end suite against a real multi-process cluster (deploy/e2e/run.sh), then the short
-# churn load test (deploy/churn.sh --quick).
+# release build), the Kubernetes set played by podman (deploy/k8s/play.sh check: 3 pods from that
+# image, killed, replaced, upgraded), the deterministic simulation's batch of seeds
+# (deploy/sim.sh), then the end-to-end suite against a real multi-process cluster
+# (deploy/e2e/run.sh), then the short churn load test (deploy/churn.sh --quick).
 # Prints a timing table; exits non-zero on any failure.
 #
 #   deploy/test.sh              everything
@@ -74,6 +75,8 @@ if [ -n "$unit" ]; then
     # its own, 5-6 min more here: a separate command.
     phase "image (mmdebstrap, podman import; 3 nodes from it)" "$DEPLOY_SCRIPTS_DIR/image.sh" check --runtime shared || true
     phase "systemd (3 rexnode@ units under systemd in podman)" "$DEPLOY_SCRIPTS_DIR/image.sh" systemd --runtime shared || true
+    phase "Kubernetes set (render check; 3 pods by podman kube play: kill, replace, rolling upgrade)" \
+        "$DEPLOY_SCRIPTS_DIR/k8s/play.sh" check || true
 fi
 if [ -n "$unit" ]; then
     # 200 seeds of a 5-node cluster under faults, 55 simulated seconds each (about a minute).
