@@ -179,7 +179,10 @@ cmd_up() {
     use_state "$K8S_DIR"
     [ ! -f "$MADE" ] || fatal "already up ($MADE): deploy/k8s/play.sh down first"
     lock
+    # A start that fails takes down what it made.
+    trap 'status=$?; [ "$status" -eq 0 ] || { (down) || true; rm -f "$MADE"; }; exit "$status"' EXIT
     up
+    trap - EXIT
     rexctl nodes >&2
     ok "$REPLICAS members ready in ${READY_MS} ms; rexctl --cluster ${CLUSTER_FILE#"$REPO_ROOT"/} nodes reaches them; deploy/k8s/play.sh down removes them"
 }

@@ -125,9 +125,10 @@ def pod_common():
         "terminationGracePeriodSeconds": 30,
         # libzmq resolves a peer's name on its I/O thread, which every socket of the node shares:
         # a DNS query left unanswered (a DNS server reloading as pods come and go; the lost UDP
-        # replies of conntrack races) held it for glibc's 5 s default, long enough for the
-        # membership to declare live members dead. One second, then the next server.
-        "dnsConfig": {"options": [{"name": "timeout", "value": "1"}, {"name": "attempts", "value": "2"}]},
+        # replies of conntrack races) would hold it for glibc's 5 s default, long enough for the
+        # membership to declare live members dead. One second and one try per server (libzmq
+        # retries the connect itself).
+        "dnsConfig": {"options": [{"name": "timeout", "value": "1"}, {"name": "attempts", "value": "1"}]},
     }
 
 
