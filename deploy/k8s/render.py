@@ -96,7 +96,7 @@ def container_spec(image):
             "httpGet": {"path": "/healthz", "port": "metrics"},
             "initialDelaySeconds": 10, "periodSeconds": 10, "failureThreshold": 3, "timeoutSeconds": 2,
         },
-        # Idle members measured at about 28 MiB resident; the limit leaves room for queues.
+        # An idle member holds about 28 MiB (README, "Metrics"); the limit leaves room for queues.
         "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "512Mi"}},
         "securityContext": {
             "runAsNonRoot": True, "runAsUser": UID, "runAsGroup": UID,
