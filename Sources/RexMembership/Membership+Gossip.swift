@@ -17,6 +17,11 @@ extension Membership {
             heardAboutMe(incoming)
             return
         }
+        if let admittedIDs, !admittedIDs.contains(incoming.id) {
+            // Not even a known member's news: one no longer admitted stays as it was left.
+            counters.strangersRefused += 1
+            return
+        }
         var staleDeath = false
         if !fromTable, incoming.status == .dead, let position = index[incoming.id], records[position].member.status.isActive,
             let heard = records[position].lastHeard, now - heard < scaled(settings.protocolPeriod) * 2
