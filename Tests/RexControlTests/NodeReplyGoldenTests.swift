@@ -76,39 +76,39 @@ import Testing
             ),
             (
                 #"{"v": 1, "id": 7.0, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":7,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":7,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": 1.5, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":1.5,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":1.5,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": -0, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":0,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":0,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": 1e300, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":1e+300,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":1e+300,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": null, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":null,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":null,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": true, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":true,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":true,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": {"b": [1, "x/y", null], "a": {}}, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":{"a":{},"b":[1,"x\/y",null]},"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":{"a":{},"b":[1,"x\/y",null]},"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": [], "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":[],"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":[],"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": "\u00e9\u001b\u007f\u2028", "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":"é\u001b\#u{7f}\#u{2028}","ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":"é\u001b\#u{7f}\#u{2028}","ok":false,"v":1}"#
             ),
             (
                 #"not json"#,
@@ -168,7 +168,15 @@ import Testing
             ),
             (
                 #"{"v": 1, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":null,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":null,"ok":false,"v":1}"#
+            ),
+            (
+                #"{"v": 1, "id": "st", "op": "statement", "statement": "AQE="}"#,
+                #"{"error":{"code":"statementRefused","message":"node g1 has no cluster authority: start it secured with the authority's public key (rexnode --authority FILE, or authority.pub beside the cluster file)"},"id":"st","ok":false,"v":1}"#
+            ),
+            (
+                #"{"v": 1, "op": "statement", "statement": 5}"#,
+                #"{"error":{"code":"badRequest","message":"'statement' must be the statement in base64, 1 to 1024 characters (a statement file's line)"},"id":null,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "op": "dispatch"}"#,
