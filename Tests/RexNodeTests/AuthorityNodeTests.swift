@@ -64,6 +64,36 @@ import ZMQ
         await a1.stop()
     }
 
+    /// A node that starts after its peer took 300 statements gets every one of them from the
+    /// peer's snapshot, and keeps them in its data directory.
+    @Test func aNodeThatStartsGetsEveryStatementItsPeerHolds() async throws {
+        let cluster = try cluster(["f1", "f2"])
+        let authority = try #require(cluster.authority)
+        let f1 = try cluster.start("f1")
+        let statements = try (1...300).map { serial in
+            try authority.signed(
+                UInt64(serial), .operator(name: "op\(serial)", key: try ZMQCurveKeyPair.generate().curveKey, role: .viewer))
+        }
+        let serverKey = cluster.nodeKeys["f1"]!.publicKey
+        let admin = cluster.operatorKeys["admin"]!
+        let accepted = try await offPool { () throws -> Int in
+            let context = try ZMQContext()
+            defer { try? context.terminate() }
+            let connection = try OperatorConnection(context, f1.controlEndpoint, serverKey, admin)
+            defer { connection.close() }
+            return try statements.filter { json(try connection.exchange(statementRequest($0.encoded)))?["ok"] as? Bool == true }.count
+        }
+        #expect(accepted == 300)
+        let directory = folder("f2")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let f2 = try cluster.start("f2", dataDirectory: directory)
+        #expect(await eventually(.seconds(10)) { f2.authorityMetrics?.statements == 300 }, "\(String(describing: f2.authorityMetrics))")
+        #expect(f2.authorityMetrics?.accepted == 300)
+        #expect(try AuthorityLedgerFile.load(directory: directory, authority: authority.publicKey).count == 300)
+        await f2.stop()
+        await f1.stop()
+    }
+
     @Test func everyRefusalIsCountedAndAForgedStatementChangesNothing() async throws {
         let cluster = try cluster(["b1"])
         let authority = try #require(cluster.authority)

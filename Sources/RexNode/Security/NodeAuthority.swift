@@ -59,7 +59,7 @@ final class NodeAuthority {
     func start() {
         for signed in ledger.statements { publish(signed) }
         route = io.subscriber.addRoute(.prefix(Self.topicPrefix), snapshot: true) { [unowned self] messages in
-            for message in messages { receive(gossip: message) }
+            receive(gossip: messages)
         }
     }
 
@@ -70,34 +70,55 @@ final class NodeAuthority {
 
     /// Receives one statement's bytes from `source` (an operator's name, or `peer ID`).
     func receive(_ bytes: [UInt8], from source: String) -> Outcome {
-        var next = ledger
-        let outcome = next.receive(bytes)
-        guard case .accepted(let change) = outcome else {
-            ledger = next  // the refusal's count
-            if case .refused(let refusal) = outcome { return .refused(refusal) }
-            preconditionFailure("Internal inconsistency: a ledger outcome that is neither accepted nor refused")
-        }
-        if let directory {
-            do {
-                try AuthorityLedgerFile.save(next, directory: directory)
-            } catch {
-                otherRefusals["notPersisted", default: 0] += 1
-                log.error("statement_not_persisted", ["statement": "\(change.statement.statement)", "error": error.message])
-                return .notPersisted(error.message)
-            }
-        }
-        ledger = next
-        apply(change, from: source)
-        return .accepted(change)
+        take([(bytes, source)])[0]
     }
 
-    /// Receives a statement in base64 (a control request's, or a peer's message).
+    /// Receives a statement in base64 (a control request's, or a peer's message); nil when it
+    /// is not base64 (counted as malformed).
     func receive(base64 text: String, from source: String) -> Outcome? {
-        guard let data = Data(base64Encoded: text) else {
+        guard let bytes = Self.bytes(base64: text) else {
             otherRefusals["malformed", default: 0] += 1
             return nil
         }
-        return receive(Array(data), from: source)
+        return receive(bytes, from: source)
+    }
+
+    /// Receives statements together: each is judged in turn, and those accepted are written to
+    /// the data directory at once (one write, whatever their number: a node joining a cluster
+    /// gets every statement its peers hold in a few reads) before any of them is applied. When
+    /// the write fails, none is taken.
+    private func take(_ items: [(bytes: [UInt8], source: String)]) -> [Outcome] {
+        var next = ledger
+        var outcomes: [Outcome] = []
+        var changes: [(AuthorityChange, String)] = []
+        for item in items {
+            switch next.receive(item.bytes) {
+            case .accepted(let change):
+                outcomes.append(.accepted(change))
+                changes.append((change, item.source))
+            case .refused(let refusal):
+                outcomes.append(.refused(refusal))
+            }
+        }
+        if !changes.isEmpty, let directory {
+            do {
+                try AuthorityLedgerFile.save(next, directory: directory)
+            } catch {
+                otherRefusals["notPersisted", default: 0] += changes.count
+                log.error("statement_not_persisted", ["statements": "\(changes.count)", "error": error.message])
+                return outcomes.map { outcome in
+                    if case .accepted = outcome { return .notPersisted(error.message) }
+                    return outcome
+                }
+            }
+        }
+        ledger = next
+        if !changes.isEmpty { apply(changes) }
+        return outcomes
+    }
+
+    private static func bytes(base64 text: String) -> [UInt8]? {
+        Data(base64Encoded: text).map { Array($0) }
     }
 
     /// What the metrics show.
@@ -118,32 +139,45 @@ final class NodeAuthority {
         topicPrefix + key.bytes.map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
     }
 
-    private func receive(gossip message: Received) {
-        guard let outcome = receive(base64: message.value, from: "peer \(message.sender)") else {
-            logPeerRefusal(message, reason: "not base64")
-            return
+    /// What one read of the network brought under `$auth.`: taken together.
+    private func receive(gossip messages: [Received]) {
+        var items: [(bytes: [UInt8], source: String)] = []
+        var sources: [Received] = []
+        for message in messages {
+            guard let bytes = Self.bytes(base64: message.value) else {
+                otherRefusals["malformed", default: 0] += 1
+                logPeerRefusal(message, reason: "not base64")
+                continue
+            }
+            items.append((bytes, "peer \(message.sender)"))
+            sources.append(message)
         }
-        switch outcome {
-        case .accepted, .notPersisted: break
-        case .refused(.replayed(_)): break  // gossip coming round again: the rule, not news
-        case .refused(let refusal): logPeerRefusal(message, reason: refusal.description)
+        guard !items.isEmpty else { return }
+        for (message, outcome) in zip(sources, take(items)) {
+            switch outcome {
+            case .accepted, .notPersisted: break
+            case .refused(.replayed(_)): break  // gossip coming round again: the rule, not news
+            case .refused(let refusal): logPeerRefusal(message, reason: refusal.description)
+            }
         }
     }
 
-    private func apply(_ change: AuthorityChange, from source: String) {
+    /// Lays the ledger's statements over the files' policy, once for every change taken
+    /// together, then passes each change on.
+    private func apply(_ changes: [(AuthorityChange, String)]) {
         let changed = policy.update(ledger.policy(over: policy.initial))
         io.membership?.admit(policy.admittedIDs)
         for id in changed.sorted() {
             io.membership?.forget(id)
             for endpoint in policy.publisherEndpoints(of: id) { io.subscriber.rekey(endpoint) }
         }
-        publish(change.statement)
-        log.info(
-            "statement_accepted",
-            [
-                "statement": "\(change.statement.statement)", "from": source, "statements": "\(ledger.count)",
-                "members_rekeyed": changed.sorted().joined(separator: ","),
-            ])
+        for (change, source) in changes {
+            publish(change.statement)
+            log.info(
+                "statement_accepted",
+                ["statement": "\(change.statement.statement)", "from": source, "statements": "\(ledger.count)"])
+        }
+        if !changed.isEmpty { log.info("members_rekeyed", ["members": changed.sorted().joined(separator: ",")]) }
     }
 
     private func publish(_ signed: SignedStatement) {
