@@ -5,6 +5,11 @@ extension Membership {
     mutating func apply(
         _ update: MemberUpdate, reportedBy reporter: String, fromTable: Bool, now: Duration, into directives: inout [MembershipDirective]
     ) {
+        if let ceiling = incarnationCeiling(now: now), update.member.incarnation > ceiling {
+            // From the future: taken, it could pin a member beyond any refutation (UInt64.max).
+            counters.futureIncarnations += 1
+            return
+        }
         var incoming = update.member
         var suspecter = update.suspectedBy.isEmpty ? reporter : update.suspectedBy
         if fromTable && incoming.status == .dead {
