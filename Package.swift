@@ -63,7 +63,9 @@ let package = Package(
         // The runtime carrying the domain out over ZeroMQ and SQLite.
         .target(
             name: "RexNode",
-            dependencies: ["RexCluster", "SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite"]),
+            dependencies: [
+                "RexCluster", "SwiftRex", "ZMQ", "RexControl", "RexMembership", "CGlibcMalloc", "SQLite", "RexAuthority",
+            ]),
         .executableTarget(name: "rexnode", dependencies: ["RexNode", "RexFeeds"]),
         .executableTarget(name: "rexctl", dependencies: ["ZMQ", "RexControl", "RexFeeds", "RexAuthority"]),
         // The cluster authority, naming no socket or thread: signed statements admitting and
@@ -118,7 +120,7 @@ let package = Package(
             name: "RexNodeTests",
             dependencies: [
                 "RexNode", "RexCluster", "RexFeeds", "RexControl", "RexMembership", "SwiftRexTesting", "rexnode", "NodeTestSupport",
-                "SharedTestSupport",
+                "SharedTestSupport", "RexAuthority",
             ]),
         .testTarget(
             name: "rexctlTests",

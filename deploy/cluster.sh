@@ -26,8 +26,9 @@
 # rexnode's only one (probes, suspicion, gossip: idle cost flat in N). REX_MEMBERSHIP=heartbeat
 # writes none, for deploy/bench/membership.sh's same-run comparison only: it needs REX_BIN_DIR with
 # an older rexnode that still has the all-to-all heartbeats.
-# add: under SWIM only (nodes learn the new one by gossip), and on a plain cluster only (a secured
-# node admits only the member keys its cluster file held when it started).
+# add: under SWIM only (nodes learn the new one by gossip). On a secured cluster the new node's key
+# is admitted first, on every running node, by a statement of the cluster authority (authority.key
+# beside the cluster file, made by up: rexctl admit), then the node starts.
 # REX_BIN_DIR (lib/common.sh) runs prebuilt binaries instead of this tree's build, e.g. an older
 # rexnode that still has the heartbeats (REX_MEMBERSHIP=heartbeat) for deploy/bench/membership.sh.
 # Timeouts: REX_UP_TIMEOUT (seconds; default 20 plus one per node of the cluster: 120 s at
@@ -642,16 +643,17 @@ os.replace(path + ".tmp", path)
 # add [NAME]: one more node (NAME, or the first free nK) on four free ports, recorded in the
 # cluster file, started with --join of up to three running members' membership endpoints; it
 # learns the others from them and they learn it by gossip. Waits until it answers ping and
-# every node sees it alive. Needs the SWIM membership; a secured cluster refuses it (below).
+# every node sees it alive. Needs the SWIM membership; on a secured cluster, its authority.
 cmd_add() {
     [ $# -le 1 ] || usage
     have_cluster || fatal "no cluster here ($CLUSTER_FILE missing) — start one with: deploy/cluster.sh up"
-    local id=${1:-} k seeds=() ports=() running=0 started member
+    local id=${1:-} k seeds=() ports=() running=0 started member secured='' key='' out
     [ ${#MEMBERSHIP[@]} -gt 0 ] || fatal "add needs the SWIM membership (the cluster file has no membership endpoints, an old-heartbeat cluster of the membership bench): deploy/cluster.sh up N"
     if [ -n "$(py -c 'import json, sys; print(next((1 for n in json.load(open(sys.argv[1]))["nodes"] if n.get("key")), ""))' "$CLUSTER_FILE")" ]; then
-        # The running nodes admit only the member keys their cluster file gave them when they
-        # started (README, "Security"): a new key would be refused by every one of them.
-        fatal "add: this cluster is secured, and its running nodes admit only the member keys they started with (no key is admitted at run time yet): list the node at up (deploy/cluster.sh up N), or run a plain cluster (up N --insecure) to add nodes"
+        # Its running nodes take a new member's key from a statement of the cluster authority
+        # (README, "Security"); one made before the authority existed admits none.
+        [ -f "$AUTHORITY_KEY" ] || fatal "add: this cluster is secured and has no authority ($AUTHORITY_KEY): its nodes admit only the member keys they started with — start it anew (deploy/cluster.sh up N makes one)"
+        secured=1
     fi
     if [ -z "$id" ]; then
         for ((k = ${#IDS[@]} + 1; ; k++)); do [ -n "${CONTROL[n$k]:-}" ] || break; done
@@ -669,7 +671,18 @@ cmd_add() {
     [ ${#seeds[@]} -gt 0 ] || fatal "add: no node of the cluster runs — start it first: deploy/cluster.sh up N"
     mapfile -t ports < <(pick_ports 4)
     [ ${#ports[@]} -eq 4 ] || fatal "add: could not pick 4 free ports"
-    append_cluster_node "$id" "${ports[@]}"
+    if [ -n "$secured" ]; then
+        ensure_key "$id"
+        key=$(public_key "$KEY_DIR/$id.key")
+        # Admitted before it is in the cluster file (rexctl asks every node listed there): a node
+        # that does not answer gets the statement from the others.
+        if ! out=$(rexctl --timeout "$(request_timeout_ms "${#IDS[@]}")ms" admit "$id" --key "$KEY_DIR/$id.pub" --authority "$AUTHORITY_KEY" 2>&1); then
+            [[ "$out" == *"accepted on "[1-9]* ]] || fatal "add: no running node admitted $id's key: $out"
+            warn "add: not every node answered the admission (the others pass it on): ${out##*$'\n'}"
+        fi
+        info "admitted $id's key: ${out##*$'\n'}"
+    fi
+    append_cluster_node "$id" "${ports[@]}" "$key"
     log "adding $id (joins through $((${#seeds[@]} / 2)) of $running running nodes)"
     started=$(now_ms)
     start_node "$id" "${seeds[@]}"

@@ -49,6 +49,11 @@ extension Membership {
             counters.messagesIgnored += 1
             return
         }
+        if let ceiling = incarnationCeiling(now: now), message.senderIncarnation > ceiling {
+            // An incarnation from the future: a forgery (or a clock far ahead), not taken at all.
+            counters.futureIncarnations += 1
+            return
+        }
         // The sender's own word first (its gossip may say it left), then gossip: a refutation of a
         // suspicion about me then rides on my answer.
         let claim = Member(id: message.sender, address: message.senderAddress, status: .alive, incarnation: message.senderIncarnation)

@@ -5,6 +5,11 @@ extension Membership {
     mutating func apply(
         _ update: MemberUpdate, reportedBy reporter: String, fromTable: Bool, now: Duration, into directives: inout [MembershipDirective]
     ) {
+        if let ceiling = incarnationCeiling(now: now), update.member.incarnation > ceiling {
+            // From the future: taken, it could pin a member beyond any refutation (UInt64.max).
+            counters.futureIncarnations += 1
+            return
+        }
         var incoming = update.member
         var suspecter = update.suspectedBy.isEmpty ? reporter : update.suspectedBy
         if fromTable && incoming.status == .dead {
@@ -15,6 +20,11 @@ extension Membership {
         }
         if incoming.id == me.id {
             heardAboutMe(incoming)
+            return
+        }
+        if let admittedIDs, !admittedIDs.contains(incoming.id) {
+            // Not even a known member's news: one no longer admitted stays as it was left.
+            counters.strangersRefused += 1
             return
         }
         var staleDeath = false

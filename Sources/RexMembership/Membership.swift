@@ -80,6 +80,9 @@ public struct Membership: Sendable {
     public let settings: MembershipSettings
     /// This member as it announces itself.
     public internal(set) var me: Member
+    /// The incarnation this member started with: with `settings.maxIncarnationLead`, what the
+    /// highest incarnation taken is measured from.
+    let startIncarnation: UInt64
     public internal(set) var counters = MembershipCounters()
     /// Lifeguard's local health score (0 = healthy); timeouts stretch by (1 + score).
     public internal(set) var localHealth = 0
@@ -156,6 +159,7 @@ public struct Membership: Sendable {
         }
         self.settings = settings
         self.me = Member(id: id, address: address, status: .alive, incarnation: incarnation)
+        self.startIncarnation = incarnation
         self.random = MembershipRandom(seed: seed)
     }
 
@@ -219,6 +223,18 @@ public struct Membership: Sendable {
         let fraction = log(Double(confirmations) + 1) / log(Double(expected) + 1)
         let timeout = ceiling - (ceiling - floor) * fraction
         return max(floor, timeout)
+    }
+
+    /// The highest incarnation taken at `now` (see `MembershipSettings.maxIncarnationLead`);
+    /// nil: any. Saturating: a lead past `UInt64.max` takes every incarnation.
+    func incarnationCeiling(now: Duration) -> UInt64? {
+        guard let lead = settings.maxIncarnationLead else { return nil }
+        let (seconds, attoseconds) = (now + lead).components
+        guard seconds >= 0 else { return startIncarnation }
+        let (scaled, overflowed) = UInt64(seconds).multipliedReportingOverflow(by: 1000)
+        let (milliseconds, carried) = scaled.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000_000_000))
+        let (ceiling, exceeded) = startIncarnation.addingReportingOverflow(milliseconds)
+        return overflowed || carried || exceeded ? .max : ceiling
     }
 
     /// `duration` stretched by the local health score.

@@ -47,6 +47,11 @@ public struct MembershipCounters: Hashable, Sendable {
     public var suspicionsRefuted = 0
     /// Members not taken because their id is not in ``Membership/admittedIDs``.
     public var strangersRefused = 0
+    /// Members declared left because their id stopped being admitted (``Membership/admit(_:now:into:)``).
+    public var membersRevoked = 0
+    /// Messages and updates refused for an incarnation above this member's clock by more than
+    /// `MembershipSettings.maxIncarnationLead`.
+    public var futureIncarnations = 0
 
     /// All zero.
     public init() {}

@@ -48,6 +48,13 @@ public struct MembershipSettings: Sendable, Hashable {
     public var maxMembers: Int = 4096
     /// Ping-requests relayed at once for others; more are dropped (counted).
     public var maxPendingRelays: Int = 64
+    /// When set, incarnations are read as start times in milliseconds (as the node runtime makes
+    /// them: the wall clock when the member started, raised by one per refutation), and one
+    /// more than this lead above this member's own clock — its starting incarnation plus the
+    /// time since — is refused (counted): a forged `UInt64.max`, which no member could ever
+    /// refute, cannot pin a member dead or left. Nil: no incarnation is refused (a member that
+    /// starts from 0). A member whose clock runs further ahead than this is not heard.
+    public var maxIncarnationLead: Duration? = nil
 
     /// The defaults above.
     public init() {}

@@ -26,6 +26,9 @@ enum RexCtl {
             LoadCommand.self,
             KeygenCommand.self,
             AuthorityCommand.self,
+            AdmitCommand.self,
+            RevokeCommand.self,
+            OperatorsCommand.self,
         ]
     }
 

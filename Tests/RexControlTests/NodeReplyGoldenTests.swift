@@ -76,39 +76,39 @@ import Testing
             ),
             (
                 #"{"v": 1, "id": 7.0, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":7,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":7,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": 1.5, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":1.5,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":1.5,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": -0, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":0,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":0,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": 1e300, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":1e+300,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":1e+300,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": null, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":null,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":null,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": true, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":true,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":true,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": {"b": [1, "x/y", null], "a": {}}, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":{"a":{},"b":[1,"x\/y",null]},"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":{"a":{},"b":[1,"x\/y",null]},"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": [], "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":[],"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":[],"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "id": "\u00e9\u001b\u007f\u2028", "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":"é\u001b\#u{7f}\#u{2028}","ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":"é\u001b\#u{7f}\#u{2028}","ok":false,"v":1}"#
             ),
             (
                 #"not json"#,
@@ -168,7 +168,15 @@ import Testing
             ),
             (
                 #"{"v": 1, "op": "explode"}"#,
-                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch)"},"id":null,"ok":false,"v":1}"#
+                #"{"error":{"code":"unknownOp","message":"unknown op 'explode' (expected ping, dispatch, state, keep, metrics, watch, renew, unwatch, statement)"},"id":null,"ok":false,"v":1}"#
+            ),
+            (
+                #"{"v": 1, "id": "st", "op": "statement", "statement": "AQE="}"#,
+                #"{"error":{"code":"statementRefused","message":"node g1 has no cluster authority: start it secured with the authority's public key (rexnode --authority FILE, or authority.pub beside the cluster file)"},"id":"st","ok":false,"v":1}"#
+            ),
+            (
+                #"{"v": 1, "op": "statement", "statement": 5}"#,
+                #"{"error":{"code":"badRequest","message":"'statement' must be the statement in base64, 1 to 1024 characters (a statement file's line)"},"id":null,"ok":false,"v":1}"#
             ),
             (
                 #"{"v": 1, "op": "dispatch"}"#,
@@ -311,7 +319,7 @@ import Testing
             options: .regularExpression)
         #expect(
             maskingNumbers(in: histogram)
-                == #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"cancelsByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"live":#,"liveByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"opens":#,"opensByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"recreates":#,"recreatesByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#}},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"feature":{"name":"feeds","version":"1"},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"membership":{"dropped":{"bad_frames":#,"bad_magic":#,"bad_string":#,"bad_varint":#,"ignored":#,"join_reply_limit":#,"members_dropped":#,"oversized":#,"relay_limit":#,"send_failed":#,"sender_mismatch":#,"stranger":#,"too_many_entries":#,"trailing_bytes":#,"truncated":#,"unkeyed":#,"unknown_kind":#,"unknown_status":#,"unsupported_version":#},"members":{"alive":#,"dead":#,"left":#,"suspect":#,"unknown":#},"probesFailed":#,"probesSent":#,"received":#,"sent":#,"suspicionsRefuted":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#
+                == #"{"id":"m","ok":true,"result":{"channels":{"cancels":#,"cancelsByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"live":#,"liveByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"opens":#,"opensByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#},"recreates":#,"recreatesByKind":{"feed":#,"follow":#,"membership":#,"peer":#,"publisher":#}},"controlRequests":{"dispatch":{"ok":#},"keep":{"ok":#},"state":{"ok":#}},"feature":{"name":"feeds","version":"1"},"limits":{"refusedActions":#,"subscriptionsUntracked":#},"mailbox":{"depth":#,"maxDepth":#},"members":{"alive":#,"gone":#,"suspect":#,"unknown":#},"membership":{"dropped":{"bad_frames":#,"bad_magic":#,"bad_string":#,"bad_varint":#,"future_incarnation":#,"ignored":#,"join_reply_limit":#,"members_dropped":#,"oversized":#,"relay_limit":#,"send_failed":#,"sender_mismatch":#,"stranger":#,"too_many_entries":#,"trailing_bytes":#,"truncated":#,"unkeyed":#,"unknown_kind":#,"unknown_status":#,"unsupported_version":#},"members":{"alive":#,"dead":#,"left":#,"suspect":#,"unknown":#},"probesFailed":#,"probesSent":#,"received":#,"sent":#,"suspicionsRefuted":#},"messages":{"duplicates":#,"evicted":#,"gaps":#,"malformed":#,"oversized":#,"published":#,"received":#,"reordered":#,"restarts":#},"process":{"cpuSeconds":#,"fds":#,"rssBytes":#},"reconcile":{"buildMs":#,"changedCycles":#,"cycles":#,"diffMs":#,"histogram":[…],"lastMs":#,"maxMs":#,"p50Ms":#,"p99Ms":#},"snapshots":{"refused":#,"served":#},"sockets":{"created":#,"open":#},"uptimeMs":#},"v":#}"#
         )
         // The numbers masked above that this test knows: the live channels by kind (summing to
         // live), and the requests answered so far (this metrics request is not among them yet).

@@ -38,6 +38,46 @@ import Testing
         #expect(membership.counters.strangersRefused == 2)
     }
 
+    /// The authority revoked b's last key: b is left here at once (its connections go), is not
+    /// probed, and neither it nor others can bring it back; no rumour about it goes out.
+    @Test func aMemberNoLongerAdmittedIsDeclaredLeftAndStaysLeft() {
+        var membership = machine()
+        membership.receive(MembershipTests.message(from: "b", .ping(sequence: 1)), now: .milliseconds(10), into: &out)
+        out.removeAll()
+        membership.admit(["a", "c", "d"], now: .milliseconds(20), into: &out)
+        #expect(membership.member("b")?.status == .left)
+        #expect(
+            out.contains { if case .statusChanged(let member, .alive) = $0 { member.id == "b" && member.status == .left } else { false } })
+        #expect(membership.counters.membersRevoked == 1)
+        #expect(membership.admittedIDs == ["a", "c", "d"])
+        // Not gossiped: every member takes the statement itself.
+        membership.receive(MembershipTests.message(from: "c", .ping(sequence: 2)), now: .milliseconds(30), into: &out)
+        let ack = out.compactMap { if case .send(let message, let to) = $0, to.id == "c" { message } else { nil } }.last
+        #expect(ack?.gossip.contains { $0.member.id == "b" } == false)
+        // b speaks again at a higher incarnation; c vouches for it: neither is taken.
+        let refutation = MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 9, body: .ping(sequence: 3))
+        membership.receive(refutation, now: .milliseconds(40), into: &out)
+        let vouched = MemberUpdate(Member(id: "b", address: "addr-b", status: .alive, incarnation: 10))
+        membership.receive(MembershipTests.message(from: "c", .gossip, gossip: [vouched]), now: .milliseconds(50), into: &out)
+        #expect(membership.member("b")?.status == .left)
+        #expect(membership.counters.strangersRefused == 2)
+        // Never probed again.
+        out.removeAll()
+        for step in 1...40 { membership.tick(now: .milliseconds(50) + membership.settings.protocolPeriod * step, into: &out) }
+        #expect(!out.contains { if case .send(_, let to) = $0 { to.id == "b" } else { false } })
+    }
+
+    /// A member admitted while the machine runs is taken from its first message.
+    @Test func aMemberAdmittedLaterIsTakenFromItsFirstMessage() {
+        var membership = machine()
+        membership.receive(MembershipTests.message(from: "e", .join(members: [], wantsReply: true)), now: .zero, into: &out)
+        #expect(membership.member("e") == nil)
+        membership.admit(["a", "b", "c", "d", "e"], now: .milliseconds(10), into: &out)
+        membership.receive(MembershipTests.message(from: "e", .join(members: [], wantsReply: true)), now: .milliseconds(20), into: &out)
+        #expect(membership.member("e")?.status == .alive)
+        #expect(membership.counters.membersRevoked == 0)
+    }
+
     @Test func withoutAdmittedIDsAnyoneCanJoin() {
         var membership = MembershipTests.machine()
         membership.receive(MembershipTests.message(from: "newcomer", .join(members: [], wantsReply: true)), now: .zero, into: &out)

@@ -171,4 +171,40 @@ import ZMQ
         try? context.terminate(timeout: .seconds(1))
         for node in nodes.reversed() { await node.stop() }
     }
+
+    /// A plain cluster's leftover (issue 31): anyone may send a node a ping "from" a member at
+    /// incarnation UInt64.max, which no member could ever refute. The node refuses it (counted as
+    /// `future_incarnation`), the member keeps its own incarnation in the node's view and stays
+    /// alive, and its own word after the forgery is still heard.
+    @Test func aForgedMaximumIncarnationOnAPlainClusterIsRefused() async throws {
+        let cluster = Endpoints(ids: ["n1", "n2"])
+        let nodes = try cluster.ids.map { try Node.start(cluster.configuration($0)) }
+        let (n1, n2) = (nodes[0], nodes[1])
+        #expect(await waitFor(n1, timeout: .seconds(10)) { Self.allAlive($0, cluster.ids) })
+        let genuine = try #require(n1.state.peers["n2"]?.incarnation)
+        let context = try ZMQContext()
+        let rogue = try context.socket(.dealer)
+        try rogue.setOption(.linger, Duration.zero)
+        try rogue.connect(cluster.membership("n1"))
+        let address = cluster.membership("n2") + " " + cluster.pub("n2")
+        let forged = MembershipMessage(
+            sender: "n2", senderAddress: address, senderIncarnation: .max, body: .ping(sequence: 7),
+            gossip: [MemberUpdate(Member(id: "n2", address: address, status: .left, incarnation: .max))])
+        _ = try rogue.send(try forged.encoded(), flags: [])
+        let refused = await eventually(.seconds(10)) { (await Self.counters(n1).membershipMachine?.futureIncarnations ?? 0) >= 1 }
+        #expect(refused, "\(String(describing: n1.ioCounters().membershipMachine))")
+        // n2's probes go on being answered, at its own incarnation: it never leaves n1's view.
+        let heard = await Self.counters(n1).membership?.received ?? 0
+        #expect(await eventually(.seconds(10)) { (await Self.counters(n1).membership?.received ?? 0) >= heard + 5 })
+        #expect(n1.state.peers["n2"]?.status == .alive)
+        #expect(n1.state.peers["n2"]?.incarnation == genuine)
+        let metrics = try #require(
+            MetricsDocument.Membership(
+                socket: await Self.counters(n1).membership, machine: await Self.counters(n1).membershipMachine, peers: []))
+        #expect(metrics.dropped["future_incarnation"] == 1)
+        _ = n2
+        rogue.close()
+        try? context.terminate(timeout: .seconds(1))
+        for node in nodes.reversed() { await node.stop() }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RexAuthority
 import RexCluster
 import RexControl
 import RexFeeds
@@ -209,7 +210,39 @@ import ZMQ
         #expect(noOperators?.contains("operators file") == true, "\(noOperators ?? "accepted")")
         // --key without a cluster file.
         let noCluster = refusal(["--id", "n1", "--key", folder.path + "/keys/n1.key"])
-        #expect(noCluster?.contains("--key and --operators need --cluster") == true)
+        #expect(noCluster?.contains("--key, --operators and --authority need --cluster") == true)
+    }
+
+    /// The authority's public key: authority.pub beside the cluster file when there is one,
+    /// `--authority FILE` to name it; a missing named file and the signing key are refused.
+    @Test func aNodeTakesTheAuthoritysPublicKeyOnly() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let cluster = try clusterFolder(folder, nodes: ["n1": ZMQCurveKeyPair.generate(), "n2": ZMQCurveKeyPair.generate()])
+        func security(_ extra: [String] = []) throws(NodeCommand.UsageError) -> NodeSecurity? {
+            try NodeCommand.parse(["--cluster", cluster, "--id", "n1"] + extra).runConfiguration?.security
+        }
+        #expect(try security()?.authority == nil, "no authority.pub: the files' keys only")
+        let signing = try AuthoritySigningKey.generate()
+        _ = try folder.write(
+            "authority.pub", AuthorityKeyFile(publicKey: signing.publicKey).encoded(comment: "test"), mode: 0o644)
+        #expect(try security()?.authority == signing.publicKey)
+        let other = try AuthoritySigningKey.generate()
+        let named = try folder.write("other.pub", AuthorityKeyFile(publicKey: other.publicKey).encoded(comment: "test"), mode: 0o644)
+        #expect(try security(["--authority", named])?.authority == other.publicKey)
+        do {
+            _ = try security(["--authority", folder.path + "/missing.pub"])
+            Issue.record("a missing --authority file was accepted")
+        } catch {
+            #expect(error.message.contains("missing.pub") && error.message.contains("does not exist"), "\(error.message)")
+        }
+        let secret = try folder.write("authority.key", AuthorityKeyFile(signingKey: signing).encoded(comment: "test"))
+        do {
+            _ = try security(["--authority", secret])
+            Issue.record("the authority's signing key was accepted by a node")
+        } catch {
+            #expect(error.message.contains("keep authority.key offline"), "\(error.message)")
+        }
     }
 
     @Test func aSecuredClusterNeedsEveryMembersKey() throws {

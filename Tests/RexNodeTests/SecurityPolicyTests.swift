@@ -14,17 +14,18 @@ import ZMQ
     let viewer = try! ZMQCurveKeyPair.generate()
 
     func policy() throws -> ZapPolicy {
-        try ZapPolicy(
-            NodeSecurity(
-                keys: KeyFile(publicKey: node.publicKey.z85, secretKey: node.secretKey.z85),
-                members: [
-                    .init(id: "n1", key: node.publicKey.z85, pub: "tcp://127.0.0.1:1"),
-                    .init(id: "n2", key: peer.publicKey.z85, pub: "tcp://127.0.0.1:2"),
-                ],
-                operators: OperatorsFile(operators: [
-                    .init(name: "alice", key: admin.publicKey.z85, role: .admin),
-                    .init(name: "bob", key: viewer.publicKey.z85, role: .viewer),
-                ])))
+        ZapPolicy(
+            try SecuritySetup(
+                NodeSecurity(
+                    keys: KeyFile(publicKey: node.publicKey.z85, secretKey: node.secretKey.z85),
+                    members: [
+                        .init(id: "n1", key: node.publicKey.z85, pub: "tcp://127.0.0.1:1"),
+                        .init(id: "n2", key: peer.publicKey.z85, pub: "tcp://127.0.0.1:2"),
+                    ],
+                    operators: OperatorsFile(operators: [
+                        .init(name: "alice", key: admin.publicKey.z85, role: .admin),
+                        .init(name: "bob", key: viewer.publicKey.z85, role: .viewer),
+                    ]))))
     }
 
     func request(_ domain: String, _ key: ZMQCurveKey?, mechanism: String = "CURVE") -> ZMQZapRequest {
@@ -35,11 +36,14 @@ import ZMQ
         let policy = try policy()
         #expect(policy.decide(request(ZapPolicy.controlDomain, admin.publicKey)) == .allow(userID: admin.publicKey.z85))
         #expect(policy.decide(request(ZapPolicy.controlDomain, viewer.publicKey)) == .allow(userID: viewer.publicKey.z85))
-        #expect(policy.decide(request(ZapPolicy.dataDomain, peer.publicKey)) == .allow(userID: "node:n2"))
+        #expect(policy.decide(request(ZapPolicy.dataDomain, peer.publicKey)) == .allow(userID: "node:n2 " + peer.publicKey.z85))
+        #expect(policy.member(ofUser: "node:n2 " + peer.publicKey.z85) == "n2")
+        #expect(policy.member(ofUser: "node:n1 " + peer.publicKey.z85) == nil, "a key proves its own member only")
         #expect(policy.role(ofUser: admin.publicKey.z85) == .admin)
         #expect(policy.role(ofUser: viewer.publicKey.z85) == .viewer)
         #expect(policy.name(ofUser: viewer.publicKey.z85) == "bob")
-        #expect(policy.publisherKeys["tcp://127.0.0.1:2"] == peer.publicKey)
+        #expect(policy.serverKey(ofPublisher: "tcp://127.0.0.1:2") == peer.publicKey)
+        #expect(policy.serverKey(ofPublisher: "tcp://127.0.0.1:3") == nil)
     }
 
     @Test func everythingElseIsRefused() throws {
@@ -60,7 +64,7 @@ import ZMQ
         let mixed = NodeSecurity(
             keys: KeyFile(publicKey: node.publicKey.z85, secretKey: peer.secretKey.z85), members: [],
             operators: OperatorsFile(operators: []))
-        #expect(throws: NodeError.self) { try ZapPolicy(mixed) }
+        #expect(throws: NodeError.self) { try SecuritySetup(mixed) }
     }
 }
 

@@ -61,22 +61,23 @@ import Testing
     @Test(
         arguments: [
             (
-                "", "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
+                "",
+                "Error: Missing subcommand (one of: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority, admit, revoke, operators)",
                 nil
             ),
             (
                 "frobnicate",
-                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority, admit, revoke, operators)",
                 nil
             ),
             (
                 "help frobnicate",
-                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority, admit, revoke, operators)",
                 nil
             ),
             (
                 "frobnicate --help",
-                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority)",
+                "Error: Unknown subcommand 'frobnicate' (subcommands: nodes, send, keep, state, metrics, top, describe, wait, load, keygen, authority, admit, revoke, operators)",
                 nil
             ),
             ("state", "Error: Missing expected argument '<node>'", "state"),

@@ -100,7 +100,12 @@ import Testing
         #expect(
             try workspace.statement("operator-grafana-3.statement").statement.claim == .operator(name: "grafana", key: key, role: .viewer))
 
-        let byKey = await workspace.sign(["revoke", key.z85, "--serial", "18446744073709551615", "--out", workspace.path + "/r.statement"])
+        // A key may start with '-' (Z85): after '--', it is never taken for an option.
+        let byKey = await workspace.run(
+            [
+                "authority", "sign", "revoke", "--serial", "18446744073709551615", "--out", workspace.path + "/r.statement",
+                "--authority", workspace.authorityKey, "--", key.z85,
+            ])
         #expect(byKey.code == 0, "\(byKey)")
         let revocation = try workspace.statement("r.statement").statement
         #expect(revocation.claim == .revocation(key: key))
@@ -185,20 +190,20 @@ import Testing
         let probe = try await Workspace()
         defer { probe.folder.cleanup() }
         let workspace = Workspace(folder: probe.folder, variables: ["REXCTL_AUTHORITY": probe.authorityKey])
-        let signed = await workspace.run(["authority", "sign", "revoke", try probe.memberKey().z85, "--serial", "1"])
+        let signed = await workspace.run(["authority", "sign", "revoke", "--serial", "1", "--", try probe.memberKey().z85])
         #expect(signed.code == 0, "\(signed)")
         #expect(await workspace.run(["authority", "verify", "revoke-key-1.statement"]).code == 0)
 
-        let none = await probe.run(["authority", "sign", "revoke", try probe.memberKey().z85, "--serial", "1"])
+        let none = await probe.run(["authority", "sign", "revoke", "--serial", "1", "--", try probe.memberKey().z85])
         #expect(none.code == 64)
         #expect(none.stderr.contains("pass --authority FILE (or set REXCTL_AUTHORITY)"), "\(none)")
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: probe.authorityKey)
-        let exposed = await workspace.run(["authority", "sign", "revoke", try probe.memberKey().z85, "--serial", "2"])
+        let exposed = await workspace.run(["authority", "sign", "revoke", "--serial", "2", "--", try probe.memberKey().z85])
         #expect(exposed.code == 1)
         #expect(exposed.stderr.contains("group or others may access it (mode 0644) — run: chmod 600"), "\(exposed)")
         let publicOnly = await probe.run([
-            "authority", "sign", "revoke", try probe.memberKey().z85, "--serial", "2", "--authority", probe.authorityPub,
+            "authority", "sign", "revoke", "--serial", "2", "--authority", probe.authorityPub, "--", try probe.memberKey().z85,
         ])
         #expect(publicOnly.code == 1)
         #expect(publicOnly.stderr.contains("public key only"), "\(publicOnly)")
@@ -206,7 +211,7 @@ import Testing
 
     @Test(arguments: [
         (["authority"], "Missing expected argument '<verb>'"),
-        (["authority", "make"], "authority expects init, sign or verify, not 'make'"),
+        (["authority", "make"], "authority expects init, sign, verify or send, not 'make'"),
         (["authority", "init"], "authority init needs --out DIR"),
         (["authority", "init", "--out", "d", "--serial", "1"], "--serial does not apply to authority init"),
         (["authority", "sign", "admit", "n4", "--key", "k"], "authority sign needs --serial N"),

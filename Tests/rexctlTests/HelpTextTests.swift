@@ -58,8 +58,14 @@ import Testing
                                           topics and check for leaks.
                   keygen                  Make a CURVE key pair: FILE (secret, mode 0600) and
                                           its public half beside it.
-                  authority               Make the cluster authority's key; sign and verify
-                                          statements admitting or revoking keys.
+                  authority               Make the cluster authority's key; sign, verify and
+                                          send statements admitting or revoking keys.
+                  admit                   Admit a member's key on every node: a statement the
+                                          cluster authority signs.
+                  revoke                  Revoke a key on every node, for good: a statement the
+                                          cluster authority signs.
+                  operators               Add an operator, change its role or remove it on every
+                                          node: statements the authority signs.
 
                   See 'rexctl help <subcommand>' for detailed help.
                 """# + "\n")
@@ -431,7 +437,7 @@ import Testing
         #expect(result.stderr == "")
         #expect(
             result.stdout == #"""
-                OVERVIEW: Make the cluster authority's key; sign and verify statements admitting or revoking keys.
+                OVERVIEW: Make the cluster authority's key; sign, verify and send statements admitting or revoking keys.
 
                 FORMS:
                   init --out DIR                  DIR/authority.key (the signing key, mode 0600: keep
@@ -443,6 +449,8 @@ import Testing
                                                   file or operators file gives node or operator ID)
                                                   is revoked, for good
                   verify FILE                     whether the authority signed the statement FILE
+                  send FILE                       give the statement FILE to every node of the
+                                                  cluster (the signing key stays offline)
 
                 sign needs --serial N and writes the statement to --out (default, in the current
                 directory: admit-ID-N.statement, operator-NAME-N.statement, revoke-ID-N.statement or
@@ -450,15 +458,17 @@ import Testing
                 statement with the highest serial, and a revocation for good: give every statement
                 a serial higher than the last one signed. verify exits 0 when the authority signed
                 the file, 1 when it did not (unsigned, another signer, changed, not a statement).
+                send prints each node's answer and "accepted on N of M nodes", and exits 0 when
+                every node holds the statement (admit, revoke and operators sign and send at once).
 
                 USAGE: rexctl authority <verb> [<args> ...] [--out <path>] [--authority <file>]
                                         [--key <file>] [--role <role>] [--serial <n>] [--force]
                                         [<global options>]
 
                 ARGUMENTS:
-                  <verb>                  init, sign or verify.
-                  <args> ...              sign: admit ID, operator NAME or revoke KEY|ID;
-                                          verify: FILE.
+                  <verb>                  init, sign, verify or send.
+                  <args> ...              sign: admit ID, operator NAME or revoke KEY|ID; verify
+                                          and send: FILE.
 
                 OPTIONS:
                   --out <path>            init: the folder for the key pair; sign: the statement

@@ -54,6 +54,9 @@ set_state_dir() {
     # feature's own node, e.g. Examples/Chat's chat-node).
     NODE_BIN=$REXNODE
     if [ -f "$NODE_BIN_FILE" ]; then NODE_BIN=$(<"$NODE_BIN_FILE"); fi
+    # The cluster authority (a secured cluster): its signing key, and the public key every node
+    # reads beside the cluster file.
+    AUTHORITY_KEY="$STATE_DIR/authority.key"
     export REXCTL_CLUSTER="$CLUSTER_FILE"
 }
 set_state_dir "${REX_DEPLOY_DIR:-$REPO_ROOT/.deploy}"
@@ -271,6 +274,15 @@ ensure_keys() {
     printf '{"operators": [\n  {"name": "operator", "key": "%s", "role": "admin"},\n  {"name": "viewer", "key": "%s", "role": "viewer"}\n]}\n' \
         "$(public_key "$KEY_DIR/operator.key")" "$(public_key "$KEY_DIR/viewer.key")" >"$OPERATORS_FILE.tmp"
     mv "$OPERATORS_FILE.tmp" "$OPERATORS_FILE"
+    ensure_authority
+}
+
+# ensure_authority: the cluster authority's key pair beside the cluster file (authority.key,
+# mode 0600, and authority.pub, which every node reads), made once with rexctl authority init and
+# kept afterwards. On a real cluster the signing key lives offline (README, "Security").
+ensure_authority() {
+    if [ -f "$AUTHORITY_KEY" ] && [ -f "${AUTHORITY_KEY%.key}.pub" ]; then return 0; fi
+    rexctl authority init --out "$STATE_DIR" --force >/dev/null || fatal "rexctl authority init --out $STATE_DIR failed"
 }
 
 # --- ports -------------------------------------------------------------------------------------

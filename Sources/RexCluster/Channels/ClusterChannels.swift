@@ -147,6 +147,7 @@ public enum ClusterChannels {
                 // most of the membership's idle cost. The host is thread-safe and its outputs are
                 // sends on the same transport and dispatched status reports.
                 transport.membershipReceive { bytes, from in host.handle(.message(bytes, from: from)) }
+                transport.membershipAdmissions { ids in host.admit(ids) }
                 host.start(members: plan.members, seeds: plan.seeds)
                 // A node stops (SIGTERM, or its store is released) by leaving: peers hear `left` at
                 // once; the socket's linger gives those sends time to go out.

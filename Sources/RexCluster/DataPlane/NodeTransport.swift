@@ -44,6 +44,13 @@ package struct NodeTransport: Sendable {
     /// store's clock in a task and dispatches `membershipTimer` (an in-memory transport on a
     /// `TestClock`).
     package var membershipArm: (@Sendable (_ delay: Duration, _ fire: @escaping @Sendable () -> Void) -> Void)? = nil
+    /// Hands the transport what changes the ids the membership admits (a secured node whose
+    /// authority admitted or revoked a member): the transport calls it, on the thread where it
+    /// runs, with the ids admitted from then on. A second call replaces it.
+    package var membershipAdmissions: @Sendable (_ admit: @escaping @Sendable (Set<String>) -> Void) -> Void = { _ in }
+    /// A member is alive or suspect at this publisher endpoint (what a secured transport needs
+    /// to know which key to expect there).
+    package var membershipLearned: @Sendable (_ id: String, _ pub: String) -> Void = { _, _ in }
 
     /// The data plane from its operations (every one a closure; the membership path's default
     /// to doing nothing, for a transport without one).
@@ -66,7 +73,9 @@ package struct NodeTransport: Sendable {
         membershipReceive: @escaping @Sendable (_ deliver: @escaping @Sendable ([UInt8], String?) -> Void) -> Void = { _ in },
         membershipStop: @escaping @Sendable () -> Void = {},
         membershipForget: @escaping @Sendable (_ id: String) -> Void = { _ in },
-        membershipArm: (@Sendable (_ delay: Duration, _ fire: @escaping @Sendable () -> Void) -> Void)? = nil
+        membershipArm: (@Sendable (_ delay: Duration, _ fire: @escaping @Sendable () -> Void) -> Void)? = nil,
+        membershipAdmissions: @escaping @Sendable (_ admit: @escaping @Sendable (Set<String>) -> Void) -> Void = { _ in },
+        membershipLearned: @escaping @Sendable (_ id: String, _ pub: String) -> Void = { _, _ in }
     ) {
         self.publish = publish
         self.publishRetained = publishRetained
@@ -82,5 +91,7 @@ package struct NodeTransport: Sendable {
         self.membershipStop = membershipStop
         self.membershipForget = membershipForget
         self.membershipArm = membershipArm
+        self.membershipAdmissions = membershipAdmissions
+        self.membershipLearned = membershipLearned
     }
 }

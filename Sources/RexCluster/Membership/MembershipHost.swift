@@ -93,6 +93,12 @@ package final class MembershipHost: Sendable {
         run { machine, now, directives in machine.leave(now: now, into: &directives) }
     }
 
+    /// Takes only `ids` from now on: a member no longer among them is declared left (see
+    /// `Membership.admit(_:now:into:)`).
+    package func admit(_ ids: Set<String>) {
+        run { machine, now, directives in machine.admit(ids, now: now, into: &directives) }
+    }
+
     /// Cancels the timer; later events change nothing.
     package func stop() {
         let timer = core.withLock { core -> Task<Void, Never>? in
@@ -160,8 +166,12 @@ package final class MembershipHost: Sendable {
             case .send(let id, let endpoint, let bytes):
                 env.transport.membershipSend(id, endpoint, bytes)
             case .changed(let member):
-                if !member.status.isActive { env.transport.membershipForget(member.id) }
                 let pub = MemberAddress(member.address)?.pub ?? ""
+                if !member.status.isActive {
+                    env.transport.membershipForget(member.id)
+                } else if !pub.isEmpty {
+                    env.transport.membershipLearned(member.id, pub)
+                }
                 report(
                     MemberReport(
                         id: member.id, endpoint: pub, status: Peer.MembershipStatus(member.status), incarnation: member.incarnation,

@@ -45,7 +45,7 @@ extension MetricsDocument {
         public static let droppedReasons = [
             "send_failed", "unkeyed", "bad_frames", "oversized", "truncated", "bad_magic", "unsupported_version", "unknown_kind",
             "unknown_status", "bad_string", "too_many_entries", "bad_varint", "trailing_bytes", "sender_mismatch", "ignored",
-            "relay_limit", "join_reply_limit", "members_dropped", "stranger",
+            "relay_limit", "join_reply_limit", "members_dropped", "stranger", "future_incarnation",
         ]
 
         /// The sum over every reason (saturating).

@@ -134,6 +134,7 @@ extension MetricsDocument {
             out.counter("rexnode_forbidden_total", "Control requests refused for the operator's role.", security.forbidden)
         }
 
+        authority?.writePrometheus(into: &out)
         if let journal { out.journal(journal) }
 
         out.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", process.rssBytes)

@@ -26,6 +26,9 @@ public struct MetricsDocument: Codable, Sendable, Equatable {
     public var membership: Membership?
     /// The feature the node runs; absent from older nodes.
     public var feature: FeatureIdentity?
+    /// A secured node's cluster authority (its statements, accepted and refused); absent for a
+    /// node without one (and older nodes).
+    public var authority: Authority?
 
     public init(
         uptimeMs: Int, reconcile: Reconcile, channels: Channels, messages: Messages, snapshots: Snapshots, limits: Limits,

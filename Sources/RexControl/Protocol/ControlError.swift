@@ -33,6 +33,10 @@ public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringCon
         /// The node could not make the action durable (its journal failed to commit): the
         /// action was not applied, and the node takes no more operator actions.
         public static let notDurable = Code(rawValue: "notDurable")
+        /// The node refused a statement of the cluster authority: not one, not signed by the
+        /// authority, stale, about a revoked key, or the node has no authority (the message
+        /// says which).
+        public static let statementRefused = Code(rawValue: "statementRefused")
 
         public var description: String { rawValue }
     }

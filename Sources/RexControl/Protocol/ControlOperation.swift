@@ -17,6 +17,9 @@ public enum ControlOperation: String, Codable, Sendable, CaseIterable {
     case renew
     /// End this client's watches (``UnwatchDocument``).
     case unwatch
+    /// Give the node a statement of the cluster authority (``StatementReceipt``): any operator
+    /// may, the authority's signature is what authorizes it.
+    case statement
 
     /// `ping, dispatch, …`, for messages.
     static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -20,11 +20,17 @@ public struct ControlRequest<Action: Sendable>: Sendable {
     public var leaseMs: Int?
     /// With `renew` and `unwatch`: the id of the watch meant; nil for every watch of this client.
     public var watch: JSONValue?
+    /// With `statement` only: the signed statement's bytes in base64 (what a statement file holds).
+    public var statement: String?
+
+    /// The longest `statement` a node reads, in base64 characters (a statement is at most 204
+    /// bytes; this leaves room for a later version's).
+    public static var maxStatementCharacters: Int { 1024 }
 
     /// A request for `operation`; give only the members that operation uses.
     public init(
         _ operation: ControlOperation, id: JSONValue? = nil, action: Action? = nil, documents: [WatchedDocument]? = nil,
-        leaseMs: Int? = nil, watch: JSONValue? = nil
+        leaseMs: Int? = nil, watch: JSONValue? = nil, statement: String? = nil
     ) {
         self.id = id
         self.operation = operation
@@ -32,10 +38,11 @@ public struct ControlRequest<Action: Sendable>: Sendable {
         self.documents = documents
         self.leaseMs = leaseMs
         self.watch = watch
+        self.statement = statement
     }
 
     enum Key: String, CodingKey {
-        case v, id, op, action, documents, leaseMs, watch
+        case v, id, op, action, documents, leaseMs, watch, statement
     }
 }
 
@@ -49,6 +56,7 @@ extension ControlRequest: Encodable where Action: Encodable {
         try container.encodeIfPresent(documents, forKey: .documents)
         try container.encodeIfPresent(leaseMs, forKey: .leaseMs)
         if let watch { try container.encode(watch, forKey: .watch) }
+        try container.encodeIfPresent(statement, forKey: .statement)
     }
 }
 
@@ -78,6 +86,15 @@ extension ControlRequest: Decodable where Action: Decodable {
             leaseMs = try WatchPolicy.lease(in: container, forKey: .leaseMs)
         case .renew, .unwatch:
             if container.contains(.watch) { watch = try container.decode(JSONValue.self, forKey: .watch) }
+        case .statement:
+            guard let text = try? container.decode(String.self, forKey: .statement), !text.isEmpty,
+                text.utf8.count <= Self.maxStatementCharacters
+            else {
+                throw ControlError(
+                    .badRequest,
+                    "'statement' must be the statement in base64, 1 to \(Self.maxStatementCharacters) characters (a statement file's line)")
+            }
+            statement = text
         case .ping, .state, .keep, .metrics:
             break
         }

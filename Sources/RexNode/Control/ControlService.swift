@@ -202,6 +202,8 @@ final class ControlService<Feature: ClusterFeature> {
         case .unwatch:
             let ended = watchers?.unwatch(envelope: envelope, id: request.watch) ?? UnwatchDocument(unwatched: 0)
             reply(envelope, ControlReply(id: id, .success(ended)))
+        case .statement:
+            reply(envelope, ControlReply(id: id, .success(try Self.receipt(request.statement ?? "", io.authority, node: node.id))))
         }
     }
 

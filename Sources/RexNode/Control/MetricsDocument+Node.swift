@@ -45,6 +45,7 @@ extension MetricsDocument {
             security: io.security
         )
         membership = Membership(socket: io.membership, machine: io.membershipMachine, peers: feature.peers)
+        authority = io.authority
     }
 }
 

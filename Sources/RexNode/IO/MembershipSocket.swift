@@ -14,7 +14,7 @@ import ZMQ
 /// [routing id, payload] is counted and dropped. Secured: the socket is a CURVE server that lets
 /// in cluster members only (the data domain's ZAP rule), each connection it makes expects the
 /// member's own key, and the member id the ZAP handler authenticated is what the machine is told
-/// the sender is (a message without one is counted and dropped).
+/// the sender is (a message without one, or whose key was revoked since, is counted and dropped).
 final class MembershipSocket {
     struct Counters: Equatable, Sendable {
         var sent = 0
@@ -68,6 +68,8 @@ final class MembershipSocket {
     private let resolver: HostResolver
     /// Time since the socket opened (the backoff's clock; tests give their own).
     private let elapsed: () -> Duration
+    /// Changes the ids the machine admits (set by the membership as it starts).
+    var admissions: ((Set<String>) -> Void)?
 
     init(
         context: ZMQContext, reactor: Reactor, endpoint: String, log: NodeLogger, security: MembershipSecurity?,
@@ -176,6 +178,11 @@ final class MembershipSocket {
         }
     }
 
+    /// The machine admits `ids` only from now on (a secured node's authority changed them).
+    func admit(_ ids: Set<String>) {
+        admissions?(ids)
+    }
+
     func forget(_ id: String) {
         guard let connection = connected.removeValue(forKey: id) else { return }
         try? socket.disconnect(connection.endpoint)
@@ -195,7 +202,7 @@ final class MembershipSocket {
         let routingID = Array("\(generation)#".utf8) + Array(key.utf8.prefix(200))
         do {
             if let security {
-                guard let id, let peerKey = security.memberKeys[id] else {
+                guard let id, let peerKey = security.policy.key(ofMember: id) else {
                     counters.unkeyed += 1
                     return nil
                 }
@@ -230,13 +237,14 @@ final class MembershipSocket {
                 continue
             }
             var sender: String?
-            if security != nil {
-                // The ZAP handler answered a member's key with "node:ID"; nothing else gets in.
-                guard let user = socket.receivedProperty("User-Id"), user.hasPrefix("node:"), user.utf8.count > 5 else {
+            if let security {
+                // The ZAP handler answered a member's key with "node:ID KEY"; nothing else gets
+                // in, and a key revoked (or given to another member) since then is refused here.
+                guard let member = security.policy.member(ofUser: socket.receivedProperty("User-Id")) else {
                     counters.refused += 1
                     continue
                 }
-                sender = String(user.dropFirst(5))
+                sender = member
             }
             counters.received += 1
             deliver?(message.bytes, sender)
@@ -249,6 +257,7 @@ final class MembershipSocket {
         if let reader { reactor.removeReader(reader) }
         reader = nil
         deliver = nil
+        admissions = nil
         socket.close()
     }
 }
@@ -259,16 +268,12 @@ private final class WeakMembershipSocket {
     init(_ socket: MembershipSocket) { self.socket = socket }
 }
 
-/// What a secured node's membership socket needs: its CURVE policy (server side, members only)
-/// and each member's key by id (client side).
+/// What a secured node's membership socket needs: its live CURVE policy (server side, members
+/// only; client side, each member's key as of now).
 struct MembershipSecurity {
     let policy: ZapPolicy
-    let memberKeys: [String: ZMQCurveKey]
 
     init(_ policy: ZapPolicy) {
         self.policy = policy
-        var keys: [String: ZMQCurveKey] = [:]
-        for (key, id) in policy.members { keys[id] = key }
-        memberKeys = keys
     }
 }

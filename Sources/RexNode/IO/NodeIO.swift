@@ -33,6 +33,8 @@ final class NodeIO {
         /// The membership socket's and machine's counts (nil before the node sets them).
         var membership: MembershipSocket.Counters?
         var membershipMachine: MembershipCounters?
+        /// A node with a cluster authority: its statements (nil without one).
+        var authority: MetricsDocument.Authority?
     }
 
     let reactor: Reactor
@@ -42,6 +44,8 @@ final class NodeIO {
     var membership: MembershipSocket?
     /// Where the membership machine leaves its counters.
     var membershipStats: MembershipStats?
+    /// A secured node's cluster authority (set as the node starts; nil without one).
+    var authority: NodeAuthority?
     private var publisherReader: ReaderToken?
     private var turnEnd: TurnEndToken?
     private let security: DataPlaneSecurity?
@@ -87,11 +91,19 @@ final class NodeIO {
         return Counters(
             publisher: publisher.counters, subscriber: subscriber.counters, publisherOpen: !publisher.socket.isClosed,
             security: security?.counters.document, membership: membership?.counters,
-            membershipMachine: membershipStats?.counters)
+            membershipMachine: membershipStats?.counters, authority: authority?.metrics)
+    }
+
+    /// Member `id` publishes at `endpoint` (the membership says): a secured node expects that
+    /// member's key there.
+    func learnPublisher(_ endpoint: String, of id: String) {
+        security?.policy.learnPublisher(endpoint, of: id)
     }
 
     /// Closes every socket (on the reactor thread).
     func close() {
+        authority?.close()
+        authority = nil
         publisher.flush()
         if let turnEnd { reactor.removeTurnEndHook(turnEnd) }
         turnEnd = nil
@@ -123,7 +135,9 @@ extension NodeTransport {
             membershipReceive: { deliver in io.value.membership?.open(deliver) },
             membershipStop: { io.value.membership?.stopDelivering() },
             membershipForget: { id in io.value.membership?.forget(id) },
-            membershipArm: { delay, fire in io.value.membership?.arm(after: delay, fire) }
+            membershipArm: { delay, fire in io.value.membership?.arm(after: delay, fire) },
+            membershipAdmissions: { admit in io.value.membership?.admissions = admit },
+            membershipLearned: { id, pub in io.value.learnPublisher(pub, of: id) }
         )
     }
 }

@@ -19,27 +19,12 @@ final class NodeSubscriber {
         var socketsCreated = 0
     }
 
-    private final class Dedicated {
-        let socket: ZMQSocket
-        var reader: ReaderToken?
-        let pattern: TopicPattern
-        let target: RouteTarget
-        let id: RouteID
-
-        init(socket: ZMQSocket, pattern: TopicPattern, target: RouteTarget, id: RouteID) {
-            self.socket = socket
-            self.pattern = pattern
-            self.target = target
-            self.id = id
-        }
-    }
-
     let shared: ZMQSocket
     private let context: ZMQContext
     private let reactor: Reactor
     private let limits: NodeLimits
     private let wireLimits: WireLimits
-    private let log: NodeLogger
+    let log: NodeLogger
     // Unchecked exclusivity on the properties every received message touches (counters, the
     // routing cache, `filled`, the string reuse): the subscriber lives on the reactor thread and
     // each access is a leaf or an `inout` into the pure `WireMessage.parse`; channel and store
@@ -48,11 +33,12 @@ final class NodeSubscriber {
     private var table: SubscriptionTable<RouteTarget>
     /// The table's directives for the shared socket, not yet carried out.
     private var directives = SubscriptionDirectiveQueue()
-    private var dedicated: [RouteID: Dedicated] = [:]
-    private var connected: [String: Int] = [:]
+    private(set) var dedicated: [RouteID: DedicatedSubscription] = [:]
+    /// Publisher endpoints the shared socket is connected to, and how many channels asked.
+    private(set) var connected: [String: Int] = [:]
     private var reader: ReaderToken?
     /// Secured: every connection authenticates with the node's key and expects its publisher's.
-    private let security: DataPlaneSecurity?
+    let security: DataPlaneSecurity?
 
     /// The last topic routed, the table generation it was resolved at, and all its targets: a
     /// stream of one topic is then routed with a string comparison instead of a hash lookup and
@@ -193,7 +179,7 @@ final class NodeSubscriber {
             socket.close()
             throw error
         }
-        let entry = Dedicated(socket: socket, pattern: pattern, target: RouteTarget(deliver), id: id)
+        let entry = DedicatedSubscription(socket: socket, endpoint: endpoint, pattern: pattern, target: RouteTarget(deliver), id: id)
         entry.reader = reactor.addReader(socket) { [unowned self, unowned entry] in drain(entry.socket, into: entry) }
         dedicated[id] = entry
         counters.socketsOpen += 1
@@ -212,7 +198,7 @@ final class NodeSubscriber {
 
     /// Reads what is queued (bounded, for fairness) and routes each message; each target then
     /// gets what this read brought it as one batch, in arrival order.
-    private func drain(_ socket: ZMQSocket, into dedicated: Dedicated?) {
+    private func drain(_ socket: ZMQSocket, into dedicated: DedicatedSubscription?) {
         defer { handOn() }
         for _ in 0..<4096 {
             let parsed: WireMessage.Parsed?
@@ -246,7 +232,7 @@ final class NodeSubscriber {
 
     /// A snapshot answer goes to the route its tag names, if this node asked (its epoch) and the
     /// route still exists on the socket it arrived on.
-    private func collectSnapshot(_ message: Received, requester: UInt64, route: RouteID, on dedicated: Dedicated?) {
+    private func collectSnapshot(_ message: Received, requester: UInt64, route: RouteID, on dedicated: DedicatedSubscription?) {
         guard requester == table.epoch else { return }
         if let dedicated {
             if dedicated.id == route { collect(message, into: dedicated.target) }

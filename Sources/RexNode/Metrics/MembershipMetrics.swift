@@ -20,6 +20,7 @@ extension MetricsDocument.Membership {
         dropped["join_reply_limit"] = machine.joinRepliesDropped
         dropped["members_dropped"] = machine.membersDropped
         dropped["stranger"] = machine.strangersRefused
+        dropped["future_incarnation"] = machine.futureIncarnations
         self.init(
             members: MetricsDocument.MemberCounts(counting: peers), sent: socket.sent, received: socket.received, dropped: dropped,
             probesSent: machine.probesSent, probesFailed: machine.probesFailed, suspicionsRefuted: machine.suspicionsRefuted)

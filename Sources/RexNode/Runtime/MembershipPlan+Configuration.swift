@@ -16,5 +16,13 @@ extension MembershipPlan {
         // Validated to 20...10,000 ms, so neither product can overflow.
         settings.protocolPeriod = .milliseconds(configuration.membershipPeriodMs)
         settings.pingTimeout = .milliseconds(configuration.membershipPeriodMs * 2 / 5)
+        // Incarnations are start times in ms: one a day ahead of this node's clock is a forgery.
+        settings.maxIncarnationLead = MembershipPlan.incarnationLead
     }
+}
+
+extension MembershipPlan {
+    /// How far ahead of a node's clock an incarnation may be (clock skew between hosts, and
+    /// refutations, each one more): a day.
+    static let incarnationLead = Duration.seconds(86_400)
 }

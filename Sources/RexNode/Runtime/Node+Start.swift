@@ -1,4 +1,5 @@
 import Foundation
+import RexAuthority
 public import RexCluster
 import RexControl
 import SwiftRex
@@ -19,7 +20,7 @@ extension Node {
     public static func start(_ configuration: NodeConfiguration, logger: NodeLogger? = nil) throws(NodeError) -> Node<Feature> {
         try configuration.validate()
         let log = logger ?? NodeLogger(nodeID: configuration.id, level: configuration.logLevel, format: configuration.logFormat)
-        let policy = try configuration.security.map { security throws(NodeError) in try ZapPolicy(security) }
+        let setup = try configuration.security.map { security throws(NodeError) in try SecuritySetup(security) }
         let context: ZMQContext
         do { context = try ZMQContext() } catch {
             throw NodeError(.socketFailure, "cannot create a ZeroMQ context: \(error)")
@@ -27,8 +28,10 @@ extension Node {
         let reactor = Reactor(name: "rexnode-\(configuration.id)")
         let startedAt = ContinuousClock.now
         let durable: DurableRuntime<Feature>?
+        let ledger: AuthorityLedger?
         do {
             durable = try recoverDurableState(configuration, reactor: reactor, log: log)
+            ledger = try loadLedger(configuration, authority: setup?.authority, log: log)
         } catch {
             reactor.stop()
             terminate(context, afterFailedStart: log)
@@ -36,13 +39,21 @@ extension Node {
         }
         do {
             let node = try reactor.sync { () throws -> Node<Feature> in
+                // The live policy: the files' keys with the statements held laid over them.
+                let policy = setup.map { setup in ZapPolicy(setup, current: ledger?.policy(over: setup.initial)) }
                 let sockets = try NodeSockets.bind(configuration, policy: policy, context: context, reactor: reactor, log: log)
+                if let policy, let ledger {
+                    let authority = NodeAuthority(
+                        ledger: ledger, policy: policy, io: sockets.io, directory: configuration.durable?.directory, log: log)
+                    sockets.io.authority = authority
+                    authority.start()
+                }
                 let store = makeStore(configuration, sockets: sockets, policy: policy, durable: durable, reactor: reactor, log: log)
                 return startServices(
                     configuration, sockets: sockets, store: store, policy: policy, durable: durable, context: context,
                     reactor: reactor, startedAt: startedAt, log: log)
             }
-            logStarted(node, configuration, secured: policy != nil, log: log)
+            logStarted(node, configuration, secured: setup != nil, log: log)
             return node
         } catch {
             durable?.close()
@@ -62,6 +73,24 @@ extension Node {
         return opened
     }
 
+    /// The statements a node with a cluster authority holds: its data directory's ledger (checked
+    /// statement by statement), or an empty one (without a data directory, or a first start);
+    /// nil without an authority.
+    private static func loadLedger(
+        _ configuration: NodeConfiguration, authority: AuthorityPublicKey?, log: NodeLogger
+    ) throws(DurableStateError) -> AuthorityLedger? {
+        guard let authority else { return nil }
+        guard let directory = configuration.durable?.directory else { return AuthorityLedger(authority: authority) }
+        do {
+            let ledger = try AuthorityLedgerFile.load(directory: directory, authority: authority)
+            log.info("authority_ledger_loaded", ["authority": authority.short, "statements": "\(ledger.count)"])
+            return ledger
+        } catch {
+            throw DurableStateError(
+                "cannot use the authority ledger \(AuthorityLedgerFile.path(in: directory)): \(error.message)")
+        }
+    }
+
     /// The node's store on its reactor: the configured state with the recovered one restored
     /// onto it, the live transport, and the SWIM membership of its configured members.
     private static func makeStore(
@@ -74,7 +103,7 @@ extension Node {
         // Not itself: every replica of a set is given the same seeds, its own name among them.
         membershipPlan.seeds.removeAll { $0 == membership }
         // Secured: only members with a key may be learned (a stolen key cannot gossip a stranger in).
-        membershipPlan.admittedIDs = policy.map { Set($0.members.values) }
+        membershipPlan.admittedIDs = policy?.admittedIDs
         sockets.io.membershipStats = membershipPlan.stats
         var initial = Feature.initialState(NodeStart(id: configuration.id, settings: configuration.settings, peers: configuration.peers))
         if let durable {

@@ -17,6 +17,7 @@ extension NodeCommand {
         var cluster: String?
         var keyFile: String?
         var operatorsFile: String?
+        var authorityFile: String?
         var insecure = false
         var settings = NodeSettings()
         var level = NodeLogger.Level.info
@@ -64,6 +65,7 @@ extension NodeCommand {
             case "--cluster": cluster = try value(for: argument)
             case "--key": keyFile = try value(for: argument)
             case "--operators": operatorsFile = try value(for: argument)
+            case "--authority": authorityFile = try value(for: argument)
             case "--insecure": insecure = true
             case "--peer":
                 let spec = try value(for: argument)
@@ -127,8 +129,9 @@ extension NodeCommand {
         }
 
         guard let id else { throw UsageError(message: "--id is required") }
-        if cluster == nil, keyFile != nil || operatorsFile != nil {
-            throw UsageError(message: "--key and --operators need --cluster: a secured node takes its members' keys from the cluster file")
+        if cluster == nil, keyFile != nil || operatorsFile != nil || authorityFile != nil {
+            throw UsageError(
+                message: "--key, --operators and --authority need --cluster: a secured node takes its members' keys from the cluster file")
         }
         var configuration: NodeConfiguration
         if let cluster {
@@ -137,7 +140,8 @@ extension NodeCommand {
                 configuration = try file.configuration(for: id)
                 if !insecure {
                     configuration.security = try NodeSecurity.load(
-                        cluster: file, clusterPath: cluster, id: id, keyPath: keyFile, operatorsPath: operatorsFile)
+                        cluster: file, clusterPath: cluster, id: id, keyPath: keyFile, operatorsPath: operatorsFile,
+                        authorityPath: authorityFile)
                 }
             } catch {
                 throw UsageError(message: error.message)

@@ -51,6 +51,9 @@ public enum NodeCommand {
         on every socket, members only on its publisher, operators only on its control endpoint.
           --key FILE               Its key file (default: keys/ID.key beside the cluster file; rexctl keygen writes one).
           --operators FILE         Operators and roles (default: operators.json beside the cluster file).
+          --authority FILE         The cluster authority's public key: take the member and operator keys it
+                                   admits or revokes while running (default: authority.pub beside the
+                                   cluster file, when there is one).
           --insecure               Run plain even with keys, or with a control endpoint off loopback (logged at start).
 
         DURABILITY (see README, "Durability"):

@@ -2,18 +2,16 @@ import RexCluster
 import ZMQ
 
 /// The CURVE setup of a secured node's data plane: its publisher is a CURVE server (members
-/// only, see `ZapPolicy`), and each subscriber connection expects the key of the node that
-/// publishes at that endpoint — the key the cluster file gives it.
+/// only, see `ZapPolicy`), and each subscriber connection expects the key of the member that
+/// publishes at that endpoint — the key the node's live policy gives that member now.
 struct DataPlaneSecurity {
     let keyPair: ZMQCurveKeyPair
-    /// Publisher endpoint → its node's key.
-    let publisherKeys: [String: ZMQCurveKey]
-    private let policy: ZapPolicy
+    /// The node's live policy (shared: a statement it accepts changes the next connect).
+    let policy: ZapPolicy
 
     init(_ policy: ZapPolicy) {
         self.policy = policy
         keyPair = policy.keyPair
-        publisherKeys = policy.publisherKeys
     }
 
     /// The node's security counters (for the metrics).
@@ -29,13 +27,16 @@ struct DataPlaneSecurity {
     /// connected to every peer checks each one against its own key.
     ///
     /// - Throws: when no member publishes at `endpoint` (a peer added by hand that the cluster
-    ///   file does not know): a secured node does not connect where it cannot check the key.
+    ///   file does not know, and the membership did not report), or its member has no key any
+    ///   more (revoked): a secured node does not connect where it cannot check the key.
     func expectPublisherKey(of endpoint: String, on socket: ZMQSocket) throws(ZMQError) {
-        guard let key = publisherKeys[endpoint] else {
+        guard let key = policy.serverKey(ofPublisher: endpoint) else {
+            let member = policy.publisher(at: endpoint)
             throw ZMQError(
                 code: .invalidArgument, errno: 0,
-                message: "no cluster member publishes at \(endpoint), so its CURVE key is unknown"
-                    + " (a secured node connects only to publishers the cluster file lists with a key)",
+                message: member.map { "member \($0), publishing at \(endpoint), has no admitted key (revoked)" }
+                    ?? "no cluster member publishes at \(endpoint), so its CURVE key is unknown"
+                    + " (a secured node connects only to publishers of members with a key)",
                 function: "connect", operation: "connect \(endpoint)")
         }
         try socket.setOption(.curveServerKey, key)

@@ -1,4 +1,5 @@
 import Foundation
+public import RexAuthority
 import RexCluster
 public import RexControl
 
@@ -34,12 +35,18 @@ public struct NodeSecurity: Sendable, Equatable {
     public var members: [Member]
     /// The operators' keys and roles.
     public var operators: OperatorsFile
+    /// The cluster authority's public key (`authority.pub`): the node accepts the statements it
+    /// signs, which admit and revoke member and operator keys while the node runs. Nil: the
+    /// node admits its files' keys only, for its whole run.
+    public var authority: AuthorityPublicKey?
 
-    /// This node's keys, the cluster's members and its operators.
-    public init(keys: KeyFile, members: [Member], operators: OperatorsFile) {
+    /// This node's keys, the cluster's members and its operators, and the cluster authority
+    /// whose statements change who is admitted while the node runs (nil: none).
+    public init(keys: KeyFile, members: [Member], operators: OperatorsFile, authority: AuthorityPublicKey? = nil) {
         self.keys = keys
         self.members = members
         self.operators = operators
+        self.authority = authority
     }
 
     /// Where a node of `clusterPath` finds its key file by default: `keys/ID.key` beside it.
@@ -52,6 +59,12 @@ public struct NodeSecurity: Sendable, Equatable {
         directory(of: clusterPath) + "/" + OperatorsFile.defaultFileName
     }
 
+    /// Where a node of `clusterPath` finds the cluster authority's public key by default:
+    /// `authority.pub` beside it (used when it exists).
+    public static func defaultAuthorityPath(clusterPath: String) -> String {
+        directory(of: clusterPath) + "/" + AuthorityKeyFile.publicFileName
+    }
+
     static func directory(of path: String) -> String {
         let folder = (path as NSString).deletingLastPathComponent
         return folder.isEmpty ? "." : folder
@@ -59,14 +72,17 @@ public struct NodeSecurity: Sendable, Equatable {
 
     /// The security of node `id` of `cluster` (read from `clusterPath`): nil when the cluster file
     /// carries no key for it (a plain cluster), else its key file (`keyPath`, default
-    /// ``defaultKeyPath(clusterPath:id:)``) and the operators file (`operatorsPath`, default
-    /// ``defaultOperatorsPath(clusterPath:)``).
+    /// ``defaultKeyPath(clusterPath:id:)``), the operators file (`operatorsPath`, default
+    /// ``defaultOperatorsPath(clusterPath:)``) and the authority's public key (`authorityPath`,
+    /// default ``defaultAuthorityPath(clusterPath:)`` when that file exists).
     ///
     /// - Throws: `NodeError(.invalidConfiguration)` naming the file and what to do: a secret key
     ///   readable by others, a key that is not the one the cluster file has for this node, a
-    ///   member without a key, no operators file.
+    ///   member without a key, no operators file, an authority file that cannot be read or that
+    ///   holds the authority's signing key.
     public static func load(
-        cluster: ClusterFile, clusterPath: String, id: String, keyPath: String?, operatorsPath: String?
+        cluster: ClusterFile, clusterPath: String, id: String, keyPath: String?, operatorsPath: String?,
+        authorityPath: String? = nil
     ) throws(NodeError) -> NodeSecurity? {
         guard let me = cluster.nodes.first(where: { $0.id == id }) else { return nil }
         guard let myKey = me.key else {
@@ -109,6 +125,28 @@ public struct NodeSecurity: Sendable, Equatable {
                     + " — a secured node needs one to let operators in (deploy/cluster.sh writes it; see README, \"Security\")")
         }
         let members = cluster.nodes.map { Member(id: $0.id, key: $0.key ?? "", pub: $0.pub) }
-        return NodeSecurity(keys: keys, members: members, operators: operators)
+        let authority = try loadAuthority(path: authorityPath, clusterPath: clusterPath)
+        return NodeSecurity(keys: keys, members: members, operators: operators, authority: authority)
+    }
+
+    /// The authority's public key from `path`, or from ``defaultAuthorityPath(clusterPath:)``
+    /// when that file exists (nil when it does not). A file holding the signing key is refused:
+    /// a node needs `authority.pub` only, and the signing key belongs offline.
+    static func loadAuthority(path: String?, clusterPath: String) throws(NodeError) -> AuthorityPublicKey? {
+        let chosen = path ?? defaultAuthorityPath(clusterPath: clusterPath)
+        if path == nil && !FileManager.default.fileExists(atPath: chosen) { return nil }
+        let file: AuthorityKeyFile
+        do {
+            file = try AuthorityKeyFile.read(path: chosen, requiringSecret: false)
+        } catch {
+            throw NodeError(.invalidConfiguration, "cannot use the authority key file \(chosen): \(error.message)")
+        }
+        guard file.signingKey == nil else {
+            throw NodeError(
+                .invalidConfiguration,
+                "the authority key file \(chosen) holds the authority's signing key: give a node \(AuthorityKeyFile.publicFileName)"
+                    + " only, and keep \(AuthorityKeyFile.secretFileName) offline")
+        }
+        return file.publicKey
     }
 }

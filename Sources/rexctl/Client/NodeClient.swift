@@ -198,13 +198,20 @@ extension NodeClient {
     static func gather<Document: Decodable>(
         _ clients: [NodeClient], _ operation: ControlOperation, _ type: Document.Type, timeout: Duration
     ) -> [Result<Document, NodeRequestError>] {
+        gather(clients, ControlRequest<JSONValue>(operation), type, timeout: timeout)
+    }
+
+    /// ``gather(_:_:_:timeout:)`` for a request with members of its own (a `statement`).
+    static func gather<Document: Decodable>(
+        _ clients: [NodeClient], _ request: ControlRequest<JSONValue>, _ type: Document.Type, timeout: Duration
+    ) -> [Result<Document, NodeRequestError>] {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var results = [Result<Document, NodeRequestError>?](repeating: nil, count: clients.count)
         var ids = [JSONValue?](repeating: nil, count: clients.count)
         let poller = ZMQPoller(capacity: max(1, clients.count))
         for (index, client) in clients.enumerated() {
             do throws(NodeRequestError) {
-                ids[index] = try client.send(ControlRequest<JSONValue>(operation), timeout: timeout)
+                ids[index] = try client.send(request, timeout: timeout)
                 do {
                     try poller.register(client.socket)
                 } catch {

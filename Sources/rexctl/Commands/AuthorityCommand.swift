@@ -5,7 +5,7 @@ import RexAuthority
 struct AuthorityCommand: RexCtlCommand {
     static let spec = CommandSpec(
         name: "authority",
-        abstract: "Make the cluster authority's key; sign and verify statements admitting or revoking keys.",
+        abstract: "Make the cluster authority's key; sign, verify and send statements admitting or revoking keys.",
         discussion: """
             FORMS:
               init --out DIR                  DIR/authority.key (the signing key, mode 0600: keep
@@ -17,6 +17,8 @@ struct AuthorityCommand: RexCtlCommand {
                                               file or operators file gives node or operator ID)
                                               is revoked, for good
               verify FILE                     whether the authority signed the statement FILE
+              send FILE                       give the statement FILE to every node of the
+                                              cluster (the signing key stays offline)
 
             sign needs --serial N and writes the statement to --out (default, in the current
             directory: admit-ID-N.statement, operator-NAME-N.statement, revoke-ID-N.statement or
@@ -24,11 +26,13 @@ struct AuthorityCommand: RexCtlCommand {
             statement with the highest serial, and a revocation for good: give every statement
             a serial higher than the last one signed. verify exits 0 when the authority signed
             the file, 1 when it did not (unsigned, another signer, changed, not a statement).
+            send prints each node's answer and "accepted on N of M nodes", and exits 0 when
+            every node holds the statement (admit, revoke and operators sign and send at once).
             """,
         arguments: [
-            ArgumentSpec(name: "verb", help: "init, sign or verify."),
+            ArgumentSpec(name: "verb", help: "init, sign, verify or send."),
             ArgumentSpec(
-                name: "args", help: "sign: admit ID, operator NAME or revoke KEY|ID; verify: FILE.", isOptional: true,
+                name: "args", help: "sign: admit ID, operator NAME or revoke KEY|ID; verify and send: FILE.", isOptional: true,
                 isVariadic: true),
         ],
         options: [
@@ -50,6 +54,7 @@ struct AuthorityCommand: RexCtlCommand {
         case initialize(folder: String)
         case sign(AuthoritySignRequest)
         case verify(file: String)
+        case send(file: String)
     }
 
     var operation: Operation
@@ -82,8 +87,16 @@ struct AuthorityCommand: RexCtlCommand {
                 throw UsageError("\(option) does not apply to authority verify")
             }
             operation = .verify(file: words[0])
+        case "send":
+            guard words.count == 1 else {
+                throw UsageError("authority send takes one statement FILE" + (words.isEmpty ? "" : " (got \(words.count) arguments)"))
+            }
+            if let option = signOnly.first ?? (out != nil ? "--out" : nil) ?? (authorityFile != nil ? "--authority" : nil) {
+                throw UsageError("\(option) does not apply to authority send (the statement is signed already)")
+            }
+            operation = .send(file: words[0])
         default:
-            throw UsageError("authority expects init, sign or verify, not '\(verb)'")
+            throw UsageError("authority expects init, sign, verify or send, not '\(verb)'")
         }
     }
 
@@ -97,6 +110,20 @@ struct AuthorityCommand: RexCtlCommand {
         case .verify(let file):
             let key = try authorityKey(context, requiringSecret: false)
             return try AuthorityVerify.run(file: file, path: Self.resolve(file, context), authority: key.publicKey, context: context)
+        case .send(let file):
+            let bytes: [UInt8]
+            do {
+                bytes = try StatementFile.read(path: Self.resolve(file, context))
+            } catch {
+                throw CommandFailure(.failure, "cannot use the statement file \(file): \(error.message)")
+            }
+            let signed: SignedStatement
+            do {
+                signed = try SignedStatement.decode(bytes)
+            } catch {
+                throw CommandFailure(.failure, "\(file) is not a statement: \(error.message)")
+            }
+            return try StatementBroadcast.deliver(context) { _, _ in signed }
         }
     }
 
@@ -108,6 +135,11 @@ struct AuthorityCommand: RexCtlCommand {
 
     /// The authority's key file: `--authority`, else `$REXCTL_AUTHORITY`.
     private func authorityKey(_ context: CommandContext, requiringSecret: Bool) throws -> AuthorityKeyFile {
+        try Self.authorityKey(authorityFile, context, requiringSecret: requiringSecret)
+    }
+
+    /// The authority's key file: `file` (an `--authority`), else `$REXCTL_AUTHORITY`.
+    static func authorityKey(_ authorityFile: String?, _ context: CommandContext, requiringSecret: Bool) throws -> AuthorityKeyFile {
         let variable = context.environment.variables[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         guard let path = authorityFile ?? variable else {
             throw UsageError(

@@ -1,5 +1,6 @@
 import Foundation
 import NodeTestSupport
+import RexAuthority
 import RexCluster
 import RexControl
 import RexFeeds
@@ -16,6 +17,8 @@ struct SecureCluster {
     var pubs: [String: String] = [:]
     var memberships: [String: String] = [:]
     var roles: [String: OperatorRole] = [:]
+    /// The cluster authority every node is given (nil: none, the files' keys only).
+    var authority: AuthoritySigningKey?
     let tag = UInt32.random(in: 0...UInt32.max)
 
     init(nodes: [String], operators: [String: OperatorRole] = ["admin": .admin, "viewer": .viewer]) throws {
@@ -39,20 +42,29 @@ struct SecureCluster {
             operators: roles.keys.sorted().map { OperatorsFile.Operator(name: $0, key: operatorKeys[$0]!.publicKey.z85, role: roles[$0]!) })
     }
 
-    func security(for id: String, keys: ZMQCurveKeyPair? = nil) -> NodeSecurity {
+    func security(for id: String, keys: ZMQCurveKeyPair? = nil, members: [String]? = nil) -> NodeSecurity {
         let pair = keys ?? nodeKeys[id]!
         return NodeSecurity(
-            keys: KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85), members: members, operators: operators)
+            keys: KeyFile(publicKey: pair.publicKey.z85, secretKey: pair.secretKey.z85),
+            members: self.members.filter { members?.contains($0.id) ?? true }, operators: operators,
+            authority: authority?.publicKey)
     }
 
     /// Starts node `id` secured (with `keys` instead of its own to play an impostor), its peers
-    /// every other member.
-    func start(_ id: String, keys: ZMQCurveKeyPair? = nil, logger: NodeLogger? = nil) throws -> Node {
+    /// every other member (or those of `members` when given: the members its files know), with
+    /// its state in `dataDirectory` if given.
+    func start(
+        _ id: String, keys: ZMQCurveKeyPair? = nil, logger: NodeLogger? = nil, members: [String]? = nil,
+        dataDirectory: String? = nil
+    ) throws -> Node {
         var configuration = NodeConfiguration(
             id: id, pubEndpoint: pubs[id]!, controlEndpoint: "tcp://127.0.0.1:*", membershipEndpoint: memberships[id]!,
             settings: NodeSettings(feedIntervalMs: 20, followSettleMs: 10), logLevel: .error)
-        for (other, pub) in pubs where other != id { configuration.addPeer(other, pub: pub, membership: memberships[other]!) }
-        configuration.security = security(for: id, keys: keys)
+        for (other, pub) in pubs where other != id && members?.contains(other) ?? true {
+            configuration.addPeer(other, pub: pub, membership: memberships[other]!)
+        }
+        configuration.security = security(for: id, keys: keys, members: members)
+        configuration.durable = dataDirectory.map { DurableOptions(directory: $0) }
         return try Node.start(configuration, logger: logger)
     }
 }
