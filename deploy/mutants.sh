@@ -64,11 +64,30 @@ cleanup() {
     [ -z "$build_holds_mutant" ] || warn "the build holds the last mutant: run swift build --build-tests"
     exit "$status"
 }
+# Builds and tests run in the background and are waited for: a signal runs its trap at once (a
+# foreground command would be waited for to its end first), which ends the child before the EXIT
+# trap restores the file.
+child=''
+# in_background LOG CMD…: CMD, its output to LOG (only its own: a trap's goes to the terminal).
+in_background() {
+    local log=$1
+    shift
+    "$@" >"$log" 2>&1 </dev/null &
+    child=$!
+    local status=0
+    wait "$child" || status=$?
+    child=''
+    return "$status"
+}
+on_signal() {
+    [ -z "$child" ] || { kill -TERM "$child" 2>/dev/null && wait "$child"; } || true
+    exit 130
+}
 trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+trap on_signal INT TERM HUP
 
-build() { swift build --build-tests >"$1" 2>&1 </dev/null; }
-focused() { timeout -k 10 "$timeout_s" swift test --skip-build --filter "$1" >"$2" 2>&1 </dev/null; }
+build() { in_background "$1" swift build --build-tests; }
+focused() { in_background "$2" timeout -k 10 "$timeout_s" swift test --skip-build --filter "$1"; }
 # The tests a log shows run: Swift Testing's and XCTest's counts, summed.
 tests_run() {
     py - "$1" <<'EOF'
