@@ -129,6 +129,31 @@ import Testing
         // An older claim changes nothing.
         membership.receive(Self.message(from: "c", .gossip, gossip: [claim]), now: .zero, into: &out)
         #expect(membership.me.incarnation == 1)
+        // Alive at my own incarnation is the truth: nothing to refute.
+        let alive = MemberUpdate(Member(id: "a", address: "addr-a", status: .alive, incarnation: 1))
+        membership.receive(Self.message(from: "c", .gossip, gossip: [alive]), now: .zero, into: &out)
+        #expect(membership.me.incarnation == 1 && membership.counters.suspicionsRefuted == 1)
+    }
+
+    /// A failed probe whose intermediaries all answered (a nack each) says the target is
+    /// unreachable, not this member: its local health stays. Intermediaries that stay silent
+    /// too point at this member, and the score rises.
+    @Test(arguments: [true, false])
+    func nacksFromEveryIntermediaryKeepTheLocalHealth(nacked: Bool) {
+        var membership = Self.machine()
+        let (target, sequence, start) = firstPing(&membership)
+        out.removeAll()
+        membership.tick(now: start + membership.settings.pingTimeout, into: &out)
+        let asked = sent.filter { if case .pingRequest = $0.0.body { true } else { false } }.compactMap(\.1.id)
+        #expect(asked.count == 2)
+        if nacked {
+            for id in asked {
+                membership.receive(Self.message(from: id, .nack(sequence: sequence)), now: start + .milliseconds(60), into: &out)
+            }
+        }
+        membership.tick(now: start + membership.settings.protocolPeriod, into: &out)
+        #expect(membership.member(target)?.status == .suspect)
+        #expect(membership.localHealth == (nacked ? 0 : 1))
     }
 
     @Test(
@@ -254,6 +279,67 @@ import Testing
         #expect(membership.pendingGossip == 0)
     }
 
+    /// Both piggyback bounds hold on their own: the count (here 3, where the bytes would take
+    /// many more) as well as the bytes.
+    @Test func theGossipCountBoundHoldsWhereTheBytesWouldAllowMore() {
+        var settings = MembershipSettings()
+        settings.maxGossipPerMessage = 3
+        var membership = Self.machine(peers: [], settings: settings)
+        let gossip = (0..<10).map { MemberUpdate(Member(id: "g\($0)", address: "x")) }
+        membership.receive(Self.message(from: "b", .gossip, gossip: gossip), now: .zero, into: &out)
+        out.removeAll()
+        membership.receive(Self.message(from: "b", .ping(sequence: 1)), now: .zero, into: &out)
+        #expect(sent.map(\.0.gossip.count) == [3])
+    }
+
+    /// An update carried ahead of the queued gossip (here the tombstone told to a member held
+    /// dead that speaks) is charged to the same byte budget: ten queued rumours of 101 bytes
+    /// would fill it alone.
+    @Test func anUpdateCarriedFirstCountsAgainstTheGossipBytes() throws {
+        var membership = Self.machine()
+        let dead = MemberUpdate(Member(id: "b", address: "addr-b", status: .dead, incarnation: 2))
+        let fillers = (0..<10).map { MemberUpdate(Member(id: "g\($0)", address: String(repeating: "x", count: 95))) }
+        #expect(fillers.allSatisfy { MembershipWire.encodedSize(of: $0) == 101 })
+        membership.receive(Self.message(from: "c", .gossip, gossip: [dead] + fillers), now: .zero, into: &out)
+        out.removeAll()
+        membership.receive(
+            MembershipMessage(sender: "b", senderAddress: "addr-b", senderIncarnation: 2, body: .ping(sequence: 9)), now: .zero, into: &out)
+        let notice = try #require(sent.first { $0.0.body == .gossip })
+        #expect(notice.0.gossip.first == dead)
+        #expect(notice.0.gossip.reduce(0) { $0 + MembershipWire.encodedSize(of: $1) } <= membership.settings.maxGossipBytes)
+    }
+
+    /// The rumour about the recipient rides first, ahead of rumours sent as few times, so it can
+    /// refute at once even when the message has room for little else.
+    @Test func theRumourAboutTheRecipientRidesFirst() {
+        var settings = MembershipSettings()
+        settings.maxGossipPerMessage = 2
+        var membership = Self.machine(settings: settings)
+        let suspicion = MemberUpdate(Member(id: "b", address: "addr-b", status: .suspect, incarnation: 0), suspectedBy: "c")
+        let others = (0..<10).map { MemberUpdate(Member(id: "g\($0)", address: "addr-g\($0)")) }
+        membership.receive(Self.message(from: "c", .gossip, gossip: others + [suspicion]), now: .zero, into: &out)
+        out.removeAll()
+        membership.receive(Self.message(from: "b", .ping(sequence: 3)), now: .zero, into: &out)
+        #expect(sent.first?.0.body == .ack(sequence: 3))
+        #expect(sent.first?.0.gossip.first == suspicion)
+    }
+
+    /// λ·⌈log10(N + 1)⌉ at a power of ten: with 9 members (N + 1 = 10), each change is
+    /// piggybacked 4 times, then dropped.
+    @Test func theRetransmitLimitAtAPowerOfTen() {
+        var membership = Self.machine(peers: (0..<8).map { "p\($0)" })
+        #expect(membership.activeCount == 9)
+        let suspicion = MemberUpdate(Member(id: "p1", address: "addr-p1", status: .suspect, incarnation: 0), suspectedBy: "p2")
+        membership.receive(Self.message(from: "p2", .gossip, gossip: [suspicion]), now: .zero, into: &out)
+        var carried = 0
+        for round in 0..<20 as Range<UInt32> {
+            out.removeAll()
+            membership.receive(Self.message(from: "p0", .ping(sequence: round)), now: .zero, into: &out)
+            carried += sent.filter { $0.0.gossip.contains(suspicion) }.count
+        }
+        #expect(carried == 4 && membership.pendingGossip == 0)
+    }
+
     @Test func aGracefulLeaveTellsTheFanoutAndStopsProbing() throws {
         var membership = Self.machine(peers: (0..<20).map { "p\($0)" })
         var out: [MembershipDirective] = []
@@ -290,6 +376,20 @@ import Testing
         membership.tick(now: .seconds(1) + membership.settings.tombstoneRetention, into: &out)
         #expect(membership.member("b") == nil)
         #expect(membership.count(.dead) == 0)
+    }
+
+    /// A leave already known changes nothing when it is heard again (copies of it keep coming):
+    /// its tombstone keeps the time of the first, and is forgotten on time.
+    @Test func aLeaveHeardAgainKeepsItsFirstTombstone() {
+        var membership = Self.machine()
+        membership.tick(now: .zero, into: &out)
+        let left = MemberUpdate(Member(id: "b", address: "addr-b", status: .left, incarnation: 1))
+        let retention = membership.settings.tombstoneRetention
+        membership.receive(Self.message(from: "c", .gossip, gossip: [left]), now: .seconds(1), into: &out)
+        #expect(membership.member("b")?.status == .left)
+        membership.receive(Self.message(from: "d", .gossip, gossip: [left]), now: retention, into: &out)
+        membership.tick(now: .seconds(1) + retention, into: &out)
+        #expect(membership.member("b") == nil)
     }
 
     @Test func garbageIsCountedAndIgnored() {

@@ -72,6 +72,30 @@ let sampleMessages: [MembershipMessage] = {
         #expect(throws: MembershipWireError.oversized) { try MembershipMessage(decoding: bytes) }
     }
 
+    /// A message of exactly the largest size decodes (a join reply page filled to the byte).
+    @Test func aMessageOfExactlyTheMaximumSizeDecodes() throws {
+        func update(_ index: Int, addressBytes: Int) -> MemberUpdate {
+            MemberUpdate(Member(id: "m\(index)", address: String(repeating: "a", count: addressBytes)))
+        }
+        var members: [MemberUpdate] = []
+        func message() -> MembershipMessage { MembershipMessage(sender: "n1", senderAddress: "x", body: .joinReply(members: members)) }
+        while MembershipWire.encodedSize(ofMessage: message()) + MembershipWire.encodedSize(of: update(members.count, addressBytes: 100))
+            <= MembershipWire.maxMessageBytes
+        {
+            members.append(update(members.count, addressBytes: 100))
+        }
+        // The bytes left (fewer than one more member's) go into the first addresses, up to 128.
+        var left = MembershipWire.maxMessageBytes - MembershipWire.encodedSize(ofMessage: message())
+        for index in members.indices where left > 0 {
+            let more = min(left, MembershipWire.maxAddressBytes - 100)
+            members[index] = update(index, addressBytes: 100 + more)
+            left -= more
+        }
+        let bytes = try message().encoded()
+        #expect(bytes.count == MembershipWire.maxMessageBytes)
+        #expect(try MembershipMessage(decoding: bytes) == message())
+    }
+
     @Test func theEncoderRefusesWhatTheDecoderWouldAndLeavesTheBufferAsItWas() {
         let long = String(repeating: "x", count: MembershipWire.maxIDBytes + 1)
         let tooManyGossip = [MemberUpdate](

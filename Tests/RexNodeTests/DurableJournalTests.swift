@@ -33,6 +33,10 @@ import Testing
             }
         }
         #expect(refused > bytes.count / 2)
+        // A record ending in an empty field ends with its 4-byte length: nothing after it.
+        var empty: [UInt8] = []
+        ActionRecord.append(.set(topic: "t", value: ""), to: &empty)
+        #expect(try ActionRecord.decode(empty) == [.set(topic: "t", value: "")])
         #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([99]) }
         #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([1, 0xff, 0xff, 0xff, 0xff]) }
         #expect(throws: ActionRecord.Malformed.self) { try ActionRecord.decode([2, 2, 0, 0, 0, 0xff, 0xfe]) }
@@ -73,6 +77,19 @@ import Testing
         for name in ["c", "a", "b"] { many.apply(.follow(name: name, topic: "t", from: nil)) }
         let lowered = many.restore(onto: NodeState(id: "n1", settings: NodeSettings(limits: NodeLimits(maxFollows: 1))))
         #expect(lowered.follows.keys.sorted() == ["a"] && lowered.refused == 2)
+        #expect(lowered.follows["a"]?.restoredAtStart == true, "past a limit too, a restored follow opens without the settle")
+    }
+
+    /// Past a limit, the rebuilding actions remove before they put: a configured peer the
+    /// operator removed makes the room the peer the operator added takes.
+    @Test func aRemovalFreesTheRoomOfAPutAtTheLimit() {
+        var durable = DurableState()
+        durable.apply(.removePeer(id: "n2"))
+        durable.apply(.addPeer(id: "n9", endpoint: "tcp://127.0.0.1:7109"))
+        var initial = NodeState(id: "n1", settings: NodeSettings(limits: NodeLimits(maxPeers: 2)))
+        initial.peers = ["n2": Peer(endpoint: "tcp://127.0.0.1:7102"), "n3": Peer(endpoint: "tcp://127.0.0.1:7103")]
+        let state = durable.restore(onto: initial)
+        #expect(Set(state.peers.keys) == ["n3", "n9"] && state.refused == 0)
     }
 
     /// The follows are restored in one pass, without the reducer: the result must be what the
@@ -138,6 +155,9 @@ import Testing
         #expect(reopened.report.snapshotSequence > 0)
         #expect(reopened.report.journalActions < 25)
         #expect(reopened.report.lastSequence == durableCount(batches))
+        // The snapshot replaces the batches it folds: none is left behind it.
+        let folded = "SELECT COUNT(*) FROM journal WHERE last_seq <= (SELECT value FROM meta WHERE key = 'snapshot_seq')"
+        #expect(try scalar(options.databasePath, folded) == "0")
     }
 
     @Test func aTornTailIsDiscardedTruncatedAndLogged() async throws {
@@ -214,6 +234,10 @@ import Testing
         let recovered = try await recover(dir.options(), log: lines.logger)
         #expect(recovered.state == fold(batches.dropLast()))
         #expect(recovered.report.truncatedJournalBatches == 1 && lines.contains("journal_tail_truncated"))
+        // The damaged row is gone, not only skipped: the journal goes on after the batch before it.
+        let later: [NodeAction] = [.set(topic: "later", value: "1")]
+        try await append([later], dir.options())
+        #expect(try await recover(dir.options()).state == fold(batches.dropLast() + [later]))
 
         try rewriteBlob(dir.options("middle").databasePath, table: "journal", key: "batch", where: "batch = 2")
         let message = try await refusal(dir.options("middle"))
@@ -271,6 +295,143 @@ import Testing
         #expect(follows["f0"]?.topic == "topic.0" && follows["f99999"]?.topic == "topic.999")
         #expect(follows.values.allSatisfy { $0.restoredAtStart }, "every follow opens at once, without the settle")
         #expect(actions == 100_000, "one snapshot entry or journaled action per follow: \(actions)")
+    }
+
+    // MARK: Checksums, numbering and what a restart checks
+
+    /// The journal's checksum is CRC-32 as zlib computes it (the standard check value), and a
+    /// seed continues a checksum over more bytes.
+    @Test func theChecksumIsCRC32AndASeedContinuesIt() {
+        let text = Array("123456789".utf8)
+        #expect(CRC32.checksum(text) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+        #expect(CRC32.checksum(Array(text[4...]), seed: CRC32.checksum(Array(text[..<4]))) == 0xCBF4_3926)
+    }
+
+    /// A journal row's checksum covers its numbers as well as its bytes (a row whose batch,
+    /// last sequence or count rotted fails it), and a snapshot chunk's covers its index and the
+    /// snapshot's sequence.
+    @Test func aRowsChecksumCoversItsNumbers() {
+        let payload: [UInt8] = [1, 2, 3]
+        let row = NodeJournal.batchCRC(batch: 7, last: 40, count: 3, payload)
+        #expect(NodeJournal.batchCRC(batch: 8, last: 40, count: 3, payload) != row)
+        #expect(NodeJournal.batchCRC(batch: 7, last: 41, count: 3, payload) != row)
+        #expect(NodeJournal.batchCRC(batch: 7, last: 40, count: 4, payload) != row)
+        #expect(NodeJournal.batchCRC(batch: 7, last: 40, count: 3, [1, 2, 4]) != row)
+        let chunk = NodeJournal.chunkCRC(chunk: 2, sequence: 900, payload)
+        #expect(NodeJournal.chunkCRC(chunk: 3, sequence: 900, payload) != chunk)
+        #expect(NodeJournal.chunkCRC(chunk: 2, sequence: 901, payload) != chunk)
+        #expect(NodeJournal.chunkCRC(chunk: 2, sequence: 900, [1, 2, 4]) != chunk)
+    }
+
+    /// `batch` durability runs SQLite with synchronous=FULL (the log fsync'd at every commit,
+    /// before the answer); `none` with NORMAL.
+    @Test func batchCommitsWithSynchronousFullAndNoneWithNormal() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var relaxed = dir.options("none")
+        relaxed.mode = .none
+        let frozen = relaxed
+        let levels = try await onDisk { () throws -> [Int?] in
+            let batch = try NodeJournal(options: dir.options(), log: .quiet)
+            defer { batch.close() }
+            let none = try NodeJournal(options: frozen, log: .quiet)
+            defer { none.close() }
+            return [batch.synchronousLevel, none.synchronousLevel]
+        }
+        #expect(levels == [2, 1])
+    }
+
+    /// A batch missing between two that verify (a row deleted) refuses to start: the batches
+    /// must follow each other, action by action.
+    @Test func aJournalWithABatchMissingRefusesToStart() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        try await append(sampleBatches(6), dir.options())
+        try execute(dir.options().databasePath, "DELETE FROM journal WHERE batch = 3")
+        let message = try await refusal(dir.options())
+        #expect(message?.contains("journal batch 4 holds actions up to 12 (3 of them) where action 7 comes next") == true)
+    }
+
+    /// Compaction runs once the journal since the snapshot holds its threshold of actions: at
+    /// the threshold, not one past.
+    @Test func compactionRunsAtItsThreshold() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var options = dir.options()
+        options.compactEveryActions = 3
+        let frozen = options
+        let compacted = try await onDisk { () throws -> [Bool] in
+            let journal = try NodeJournal(options: frozen, log: .quiet)
+            defer { journal.close() }
+            return try sampleBatches(2).map { batch in
+                try journal.append(batch)
+                return try journal.compactIfDue()
+            }
+        }
+        #expect(compacted == [true, true], "3 durable actions per batch, a threshold of 3")
+    }
+
+    /// A snapshot written in two chunks and found with one refuses to start.
+    @Test func aSnapshotMissingAChunkRefusesToStart() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var options = dir.options()
+        options.mode = .none
+        options.compactEveryActions = 100
+        // 100 values of 4,000 bytes: more than one chunk of 256 KiB.
+        try await append((0..<100).map { [.set(topic: "t\($0)", value: String(repeating: "v", count: 4000))] }, options)
+        #expect(try scalar(options.databasePath, "SELECT COUNT(*) FROM snapshot") == "2")
+        try execute(options.databasePath, "DELETE FROM snapshot WHERE chunk = 1")
+        let message = try await refusal(options)
+        #expect(message?.contains("the snapshot has 1 chunks of the 2 it was written with") == true)
+    }
+
+    /// A damaged frame inside the last transaction, ahead of its commit frame, is a torn tail
+    /// too (one commit verifies after the damage: that transaction's own): the last batch is
+    /// dropped and the node starts.
+    @Test func aDamagedFrameOfTheLastTransactionDropsOnlyTheLastBatch() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        let batches = sampleBatches(6)
+        // A value over several pages: the last transaction spans several frames.
+        let big: [NodeAction] = [.set(topic: "big", value: String(repeating: "b", count: 20_000))]
+        let wal = dir.path + "/main/node.db-wal"
+        let start = try await onDisk { () throws -> Int in
+            let journal = try NodeJournal(options: dir.options(), log: .quiet)
+            for batch in batches { try journal.append(batch) }
+            let start = try fileSize(wal)
+            try journal.append(big)
+            try dir.copyImage(to: "crash")
+            journal.close()
+            return start
+        }
+        let copy = dir.path + "/crash/node.db-wal"
+        #expect(try fileSize(copy) - start >= 3 * (24 + 4096), "the last transaction's frames")
+        try flipByte(copy, at: start + 24 + 100)  // the page of its first frame
+        let recovered = try await recover(dir.options("crash"))
+        #expect(recovered.state == fold(batches))
+        #expect(recovered.report.discardedLogFrames >= 3)
+    }
+
+    /// A crash after a compaction: the log restarted over frames of its older generation (other
+    /// salts), which end it, as they do for SQLite; every committed batch is recovered.
+    @Test func aCrashAfterACompactionRecoversEveryCommittedBatch() async throws {
+        let dir = try Scratch()
+        defer { dir.remove() }
+        var options = dir.options()
+        options.compactEveryActions = 30
+        let frozen = options
+        let batches = sampleBatches(12)
+        try await onDisk {
+            let journal = try NodeJournal(options: frozen, log: .quiet)
+            for batch in batches { try journal.append(batch); try journal.compactIfDue() }
+            try dir.copyImage(to: "crash")
+            journal.close()
+        }
+        let crashed = try await recover(dir.options("crash"))
+        #expect(crashed.state == fold(batches))
+        #expect(crashed.report.snapshotSequence == 30 && crashed.report.journalBatches == 2)
     }
 
     // MARK: The writer: counters, and fail-stop after a write error
@@ -465,6 +626,20 @@ private func flipByte(_ path: String, at offset: Int) throws {
     var data = try Data(contentsOf: URL(fileURLWithPath: path))
     data[offset] ^= 0x5a
     try data.write(to: URL(fileURLWithPath: path))
+}
+
+/// Runs `sql` on the database at `path`: the node's files changed behind its back.
+private func execute(_ path: String, _ sql: String) throws {
+    let db = try SQLiteConnection(path: path)
+    defer { db.close() }
+    try db.execute(sql)
+}
+
+/// The first column of the first row `sql` finds in the database at `path`.
+private func scalar(_ path: String, _ sql: String) throws -> String? {
+    let db = try SQLiteConnection(path: path)
+    defer { db.close() }
+    return try db.scalarText(sql)
 }
 
 /// Flips one byte of a row's payload in place, leaving its checksum: bit rot in the file.

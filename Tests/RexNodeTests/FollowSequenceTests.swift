@@ -37,8 +37,9 @@ import Testing
         var follow = Follow(topic: "t")
         #expect(record(&follow, 4))
         #expect(!record(&follow, 4))  // a repeat
+        #expect(!record(&follow, 4))  // and another: each counter counts its own kind
         #expect(!record(&follow, 2))  // older
-        #expect(follow.duplicates == 1 && follow.reordered == 1 && follow.gaps == 0 && follow.count == 1)
+        #expect(follow.duplicates == 2 && follow.reordered == 1 && follow.gaps == 0 && follow.count == 1)
         #expect(follow.senders["a"]?.lastSequence["t"] == 4)
         #expect(record(&follow, 5))
         #expect(follow.gaps == 0)
@@ -55,6 +56,11 @@ import Testing
             ], streamLimit: 16)
         #expect(accepted == 1)
         #expect(follow.lastValue == "new" && follow.count == 1 && follow.reordered == 1 && follow.duplicates == 1)
+        // Several accepted in one read: the newest of them is the last value.
+        let both = follow.record(
+            [Received(topic: "t", sender: "a", sequence: 6, value: "six"), Received(topic: "t", sender: "a", sequence: 7, value: "seven")],
+            streamLimit: 16)
+        #expect(both == 2 && follow.lastValue == "seven")
     }
 
     /// A snapshot answer the follower already had live is not a duplicate: it is just dropped.
@@ -89,6 +95,23 @@ import Testing
         #expect(sequences(follow) == ["a": ["x": 1]] && follow.streams == 1)
         #expect(record(&follow, 2, topic: "x", epoch: 8))
         #expect(follow.gaps == 0)
+        // Any other epoch is a new run, a lower one too (the sender's clock stepped back).
+        #expect(record(&follow, 1, topic: "x", epoch: 3))
+        #expect(follow.restarts == 2 && sequences(follow) == ["a": ["x": 1]] && follow.reordered == 0)
+    }
+
+    /// Followed anew from another peer, on the same topic, a follow is a new subscription: its
+    /// sequences start over (no gap is counted across the two). Followed anew as it was, it keeps
+    /// them.
+    @Test func anotherPeerStartsTheSequencesOverAndTheSameTargetKeepsThem() {
+        var follow = Follow(topic: "t", from: "n2", endpoint: "tcp://127.0.0.1:7102")
+        #expect(record(&follow, 5))
+        follow.retarget(topic: "t", from: "n2", endpoint: "tcp://127.0.0.1:7102")
+        #expect(sequences(follow) == ["a": ["t": 5]] && follow.streams == 1)
+        follow.retarget(topic: "t", from: "n3", endpoint: "tcp://127.0.0.1:7103")
+        #expect(follow.senders.isEmpty && follow.streams == 0)
+        #expect(record(&follow, 9))
+        #expect(follow.gaps == 0 && sequences(follow) == ["a": ["t": 9]])
     }
 
     /// 200k distinct senders on a prefix follow once held 151k entries: now the least recently

@@ -307,6 +307,46 @@ import Testing
         await node.store.finish(cancelChannels: true)
     }
 
+    /// The peers' channels are memoised on the reducer's revision: an operator adding a peer or
+    /// moving it, and the membership moving a member it already reported, each connect it at
+    /// its new endpoint in the batch that changes it.
+    @Test func aPeerAddedOrMovedIsConnectedAtItsNewEndpoint() async {
+        let node = await Harness.started()
+        await node.store.send(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7102")) {
+            $0.peers["n2"] = Peer(endpoint: "tcp://127.0.0.1:7102")
+        }
+        #expect(await node.channelIDs() == ["peer[n2]", "pub"])
+        #expect(node.network.events.contains(.connect("tcp://127.0.0.1:7102")))
+
+        node.network.clearRecords()
+        await node.store.send(.addPeer(id: "n2", endpoint: "tcp://127.0.0.1:7202")) {
+            $0.peers["n2"] = Peer(endpoint: "tcp://127.0.0.1:7202")
+        }
+        #expect(Set(node.network.events) == [.disconnect("tcp://127.0.0.1:7102"), .connect("tcp://127.0.0.1:7202")])
+
+        await node.store.send(
+            .memberChanged(id: "n2", endpoint: "tcp://127.0.0.1:7202", status: .alive, incarnation: 1, atMs: 10)
+        ) { Self.apply(.alive, 1, atMs: 10, to: "n2", in: &$0) }
+        node.network.clearRecords()
+        await node.store.send(
+            .memberChanged(id: "n2", endpoint: "tcp://127.0.0.1:7302", status: .alive, incarnation: 2, atMs: 20)
+        ) {
+            $0.peers["n2"]!.endpoint = "tcp://127.0.0.1:7302"
+            Self.apply(.alive, 2, atMs: 20, to: "n2", in: &$0)
+        }
+        #expect(Set(node.network.events) == [.disconnect("tcp://127.0.0.1:7202"), .connect("tcp://127.0.0.1:7302")])
+        await node.store.finish(cancelChannels: true)
+    }
+
+    /// The membership reports this node as well: it never becomes its own peer.
+    @Test func theMembershipsReportOnThisNodeAddsNoPeer() async {
+        let node = await Harness.started()
+        await node.store.send(.memberChanged(id: "n1", endpoint: "tcp://127.0.0.1:7101", status: .alive, incarnation: 1, atMs: 5))
+        #expect(await node.channelIDs() == ["pub"])
+        #expect(node.network.events.isEmpty)
+        await node.store.finish(cancelChannels: true)
+    }
+
     /// A report of the membership on `id` at its configured endpoint.
     private static func report(_ id: String, _ status: Peer.MembershipStatus, incarnation: UInt64, atMs: Int) -> NodeAction {
         .memberChanged(id: id, endpoint: "tcp://127.0.0.1:7102", status: status, incarnation: incarnation, atMs: atMs)

@@ -105,6 +105,51 @@ import Testing
         #expect(record(.publish(topic: "t", payload: "p")).isEmpty)
     }
 
+    /// A catalog is checked as it is made: two actions journaled under one tag (a record would
+    /// read back as the other action) stop the process; the same actions under two tags make a
+    /// catalog.
+    @Test func aJournalTagUsedTwiceStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            _ = OperatorActionCatalog<NodeAction, NodeState>(
+                [OperatorActionCatalogTests.unset(tag: 2), OperatorActionCatalogTests.unfollow(tag: 2)],
+                resources: [NodeFeature.Resources.feeds, NodeFeature.Resources.follows])
+        }
+        let catalog = OperatorActionCatalog<NodeAction, NodeState>(
+            [Self.unset(tag: 2), Self.unfollow(tag: 5)], resources: [NodeFeature.Resources.feeds, NodeFeature.Resources.follows])
+        #expect(catalog.recordByTag.count == 2)
+    }
+
+    /// A journaled action must change a key (the durable fold keeps actions by key, and would
+    /// drop it unseen): a catalog journaling one that changes none stops the process.
+    @Test func aJournaledActionThatChangesNoKeyStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            _ = OperatorActionCatalog<NodeAction, NodeState>([OperatorActionCatalogTests.publish(tag: 9)], resources: [])
+        }
+        let catalog = OperatorActionCatalog<NodeAction, NodeState>([Self.publish(tag: nil)], resources: [])
+        #expect(!catalog.isJournaled(.publish(topic: "t", payload: "p")))
+    }
+
+    static func unset(tag: UInt8) -> OperatorActionDescription<NodeAction, NodeState> {
+        OperatorActionDescription(
+            type: "unset", fields: [ActionField("topic", .topic)], journal: JournalTags(tag), change: .removes(NodeFeature.Resources.feeds),
+            make: { .unset(topic: $0[0]!) }, values: { if case .unset(let topic) = $0 { [topic] } else { nil } })
+    }
+
+    static func unfollow(tag: UInt8) -> OperatorActionDescription<NodeAction, NodeState> {
+        OperatorActionDescription(
+            type: "unfollow", fields: [ActionField("name", .name)], journal: JournalTags(tag),
+            change: .removes(NodeFeature.Resources.follows), make: { .unfollow(name: $0[0]!) },
+            values: { if case .unfollow(let name) = $0 { [name] } else { nil } })
+    }
+
+    static func publish(tag: UInt8?) -> OperatorActionDescription<NodeAction, NodeState> {
+        OperatorActionDescription(
+            type: "publish", fields: [ActionField("topic", .ownTopic), ActionField("payload", .value)],
+            journal: tag.map { JournalTags($0) },
+            change: nil, make: { .publish(topic: $0[0]!, payload: $0[1]!) },
+            values: { if case .publish(let topic, let payload) = $0 { [topic, payload] } else { nil } })
+    }
+
     /// One rule of room for the reducer, the ledger and the control endpoint's check.
     @Test func roomIsTheResourcesRuleEverywhere() throws {
         let limits = NodeLimits(maxFeeds: 1, maxFollows: 1, maxPeers: 1)

@@ -148,6 +148,13 @@ final class NodeJournal<Feature: ClusterFeature> {
     /// What recovery found.
     let report: RecoveryReport
 
+    /// SQLite's `synchronous` level on this connection, as `options.mode` set it: 2 (FULL, the
+    /// log fsync'd at every commit) for `batch`, 1 (NORMAL) for `none`; nil if unreadable.
+    var synchronousLevel: Int? {
+        let text: String?? = try? db.scalarText("PRAGMA synchronous")
+        return text.flatMap { $0 }.flatMap { Int($0) }
+    }
+
     /// Commits `actions` (the durable ones; others are skipped) as one batch, in one transaction,
     /// and folds them into `state`. An empty batch commits nothing. When it returns, the batch
     /// is committed; when it throws, the transaction was rolled back (or, if the commit itself
