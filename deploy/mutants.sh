@@ -8,7 +8,7 @@
 # Each mutant's original text must occur exactly once in its file, or the run refuses to start:
 # the list stays true as the code changes.
 #
-#   deploy/mutants.sh                 every mutant (about 50 minutes on 2 shared cores)
+#   deploy/mutants.sh                 every mutant (31–51 min on 2 shared cores)
 #   deploy/mutants.sh F03 M12         the mutants named
 #   deploy/mutants.sh --list          the list, checked against the code, without running it
 #   deploy/mutants.sh --no-baseline … skip the first check that each filter passes unmutated
